@@ -1,0 +1,13 @@
+#pragma once
+
+#include <memory>
+
+#include "exporter/core/collector.h"
+
+namespace fabric {
+
+// Socket-buffer and packet-budget sysctls: the limits that cap a TCP stream
+// below the bandwidth-delay product (field shape 1) and bound softirq work.
+std::unique_ptr<Collector> MakeSockbufCollector(const CollectorContext& context);
+
+}  // namespace fabric

@@ -1,0 +1,105 @@
+#include "exporter/core/file_reader.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "common/unique_fd.h"
+
+namespace fabric {
+namespace {
+
+Unexpected ErrnoError(const std::string& what, const std::string& path, int err) {
+  std::string message = what + " " + path + ": " + std::strerror(err);
+  return IsAbsentErrno(err) ? MakeAbsent(std::move(message)) : MakeError(std::move(message));
+}
+
+Result<UniqueFd> OpenForRead(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return ErrnoError("open", path, errno);
+  return fd;
+}
+
+}  // namespace
+
+bool IsAbsentErrno(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+    case EACCES:
+    case EPERM:
+    case EOPNOTSUPP:
+    case EINVAL:
+    case ENODEV:
+    case ENXIO:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Result<std::string> ReadAttribute(const std::string& path) {
+  auto fd = OpenForRead(path);
+  if (!fd.ok()) return Unexpected{fd.error()};
+  char buf[4096];
+  ssize_t n;
+  do {
+    n = ::read(fd->get(), buf, sizeof buf);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return ErrnoError("read", path, errno);
+  std::string value(buf, static_cast<size_t>(n));
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\0')) value.pop_back();
+  return value;
+}
+
+Result<std::string> ReadTable(const std::string& path, size_t cap) {
+  auto fd = OpenForRead(path);
+  if (!fd.ok()) return Unexpected{fd.error()};
+  std::string data;
+  constexpr size_t kChunk = 64 * 1024;
+  while (true) {
+    size_t old_size = data.size();
+    data.resize(old_size + kChunk);
+    ssize_t n = ::read(fd->get(), data.data() + old_size, kChunk);
+    if (n < 0) {
+      if (errno == EINTR) {
+        data.resize(old_size);
+        continue;
+      }
+      return ErrnoError("read", path, errno);
+    }
+    data.resize(old_size + static_cast<size_t>(n));
+    if (n == 0) break;
+    if (data.size() > cap) {
+      return MakeError("read " + path + ": larger than " + std::to_string(cap) + " bytes");
+    }
+  }
+  return data;
+}
+
+Result<std::vector<std::string>> ListDirectory(const std::string& path) {
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(path.c_str()), &::closedir);
+  if (!dir) return ErrnoError("opendir", path, errno);
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::string> ReadLink(const std::string& path) {
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return ErrnoError("readlink", path, errno);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace fabric

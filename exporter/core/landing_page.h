@@ -1,0 +1,31 @@
+// The HTML landing page at "/": what this exporter is, where its metrics are,
+// and each collector's state in the last scrape. No external assets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "exporter/core/scraper.h"
+
+namespace fabric {
+
+struct LandingPageInfo {
+  std::string version;
+  std::string telemetry_path;
+  std::string procfs;
+  std::string sysfs;
+  // Every collector in the registry with whether it is enabled and its summary.
+  struct Entry {
+    std::string name;
+    bool enabled;
+    std::string summary;
+  };
+  std::vector<Entry> collectors;
+};
+
+std::string HtmlEscape(std::string_view s);
+
+std::string RenderLandingPage(const LandingPageInfo& info,
+                              const std::vector<CollectorStatus>& statuses);
+
+}  // namespace fabric

@@ -1,0 +1,157 @@
+// fabric_exporter: the fabric-ladder node daemon.
+#include <signal.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "common/build_info.h"
+#include "common/log.h"
+#include "exporter/collectors/collector_table.h"
+#include "exporter/core/landing_page.h"
+#include "exporter/core/scraper.h"
+#include "exporter/core/web_server.h"
+#include "exporter/options.h"
+
+namespace fabric {
+namespace {
+
+constexpr char kUsageHeader[] =
+    "Usage: fabric_exporter [FLAGS]\n\n"
+    "Prometheus exporter for the capacity ladder of RDMA/RoCE/TCP fabrics: NIC, PCIe, RDMA,\n"
+    "TCP, storage and real transfers. Serves /metrics, a landing page at /, /-/healthy and\n"
+    "/-/ready. Settings come from flags, then the --config.file, then the defaults.\n\nFlags:\n";
+
+MetricSink BuildInfo() {
+  MetricSink sink;
+  sink.Info("fabric_exporter_build_info",
+            "fabric_exporter's version, source revision, build type and compiler; always 1.",
+            {{"version", build::kVersion},
+             {"revision", build::kRevision},
+             {"build_type", build::kBuildType},
+             {"compiler", build::kCompiler}});
+  return sink;
+}
+
+std::vector<NamedCollector> BuildCollectors(const ExporterOptions& options, const SysRoot& root) {
+  std::vector<NamedCollector> collectors;
+  for (const auto& spec : CollectorTable()) {
+    bool enabled = false;
+    for (const auto& name : options.enabled_collectors) enabled = enabled || name == spec.name;
+    if (!enabled) continue;
+    ConfigNode settings = CollectorSettings(options, spec.name);
+    collectors.push_back({std::string(spec.name), spec.factory({root, settings})});
+  }
+  return collectors;
+}
+
+LandingPageInfo MakeLandingInfo(const ExporterOptions& options) {
+  LandingPageInfo info{build::kVersion, options.telemetry_path, options.procfs, options.sysfs, {}};
+  for (const auto& spec : CollectorTable()) {
+    bool enabled = false;
+    for (const auto& name : options.enabled_collectors) enabled = enabled || name == spec.name;
+    info.collectors.push_back({std::string(spec.name), enabled, std::string(spec.summary)});
+  }
+  return info;
+}
+
+int Run(int argc, char** argv) {
+  // Block the shutdown signals before any thread starts so that only the
+  // sigwait below receives them.
+  sigset_t shutdown_signals;
+  sigemptyset(&shutdown_signals);
+  sigaddset(&shutdown_signals, SIGINT);
+  sigaddset(&shutdown_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  FlagSet flags = MakeExporterFlags(CollectorTable());
+  if (auto parsed = flags.Parse(argc, argv); !parsed.ok()) {
+    std::fprintf(stderr, "fabric_exporter: %s\n", parsed.error().message.c_str());
+    return 2;
+  }
+  if (flags.GetBool("help")) {
+    std::cout << kUsageHeader << flags.Usage();
+    return 0;
+  }
+  if (flags.GetBool("version")) {
+    std::cout << "fabric_exporter " << build::kVersion << " (revision " << build::kRevision << ", "
+              << build::kBuildType << ", " << build::kCompiler << ")\n";
+    return 0;
+  }
+  if (!flags.positional().empty()) {
+    std::fprintf(stderr, "fabric_exporter: unexpected argument \"%s\" (flags start with --)\n",
+                 flags.positional().front().c_str());
+    return 2;
+  }
+
+  ExporterOptions options = ResolveExporterOptions(flags, CollectorTable());
+  log::Configure(options.log_level, options.log_format);
+  SysRoot root(options.procfs, options.sysfs);
+  auto collectors = BuildCollectors(options, root);
+  if (options.check_config_only) {
+    std::cout << "fabric_exporter: configuration OK"
+              << (options.config_file.empty() ? " (embedded defaults)"
+                                              : " (" + options.config_file + ")")
+              << "; collectors:";
+    for (const auto& c : collectors) std::cout << ' ' << c.name;
+    std::cout << '\n';
+    return 0;
+  }
+
+  auto scraper = std::make_shared<Scraper>(std::move(collectors), BuildInfo());
+  LandingPageInfo landing = MakeLandingInfo(options);
+  WebRoutes routes;
+  routes.telemetry_path = options.telemetry_path;
+  routes.landing_page = [landing, scraper] {
+    return RenderLandingPage(landing, scraper->Statuses());
+  };
+  routes.ready = [] { return true; };
+  auto server = WebServer::Start({options.listen_address, options.web_threads}, routes, scraper);
+  if (!server.ok()) {
+    log::Error("cannot start the web server", {{"err", server.error().message}});
+    return 1;
+  }
+  std::string collectors_list;
+  for (const auto& name : options.enabled_collectors) {
+    collectors_list += (collectors_list.empty() ? "" : ",") + name;
+  }
+  // Report the port actually bound (it differs from the request for ":0").
+  std::string host = options.listen_address.substr(0, options.listen_address.rfind(':'));
+  if (host.empty()) host = "0.0.0.0";
+  auto ports = (*server)->ListeningPorts();
+  std::string url = "http://" + host + ":" +
+                    (ports.empty() ? std::string("?") : std::to_string(ports.front())) +
+                    options.telemetry_path;
+  log::Info("fabric_exporter listening",
+            {{"url", url},
+             {"version", build::kVersion},
+             {"config", options.config_file.empty() ? "embedded defaults" : options.config_file},
+             {"collectors", collectors_list}});
+
+  int signal_number = 0;
+  sigwait(&shutdown_signals, &signal_number);
+  log::Info("shutting down", {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  server->reset();
+  return 0;
+}
+
+}  // namespace
+}  // namespace fabric
+
+int main(int argc, char** argv) {
+  try {
+    return fabric::Run(argc, argv);
+  } catch (const fabric::ConfigError& e) {
+    std::fprintf(stderr, "fabric_exporter: config error: %s\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "fabric_exporter: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fabric_exporter: fatal: %s\n", e.what());
+    return 1;
+  }
+}

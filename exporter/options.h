@@ -1,0 +1,45 @@
+// fabric_exporter's settings: flags, the config file and defaults, merged with
+// the precedence flag > config file > default, validated at start-up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/flags.h"
+#include "common/log.h"
+#include "exporter/core/collector.h"
+#include "exporter/core/config_node.h"
+
+namespace fabric {
+
+inline constexpr char kDefaultListenAddress[] = "127.0.0.1:9877";
+
+struct ExporterOptions {
+  std::string listen_address = kDefaultListenAddress;
+  std::string telemetry_path = "/metrics";
+  int web_threads = 8;
+  std::string procfs = "/proc";
+  std::string sysfs = "/sys";
+  log::Level log_level = log::Level::kInfo;
+  log::Format log_format = log::Format::kLogfmt;
+  std::string config_file;  // Empty: the embedded defaults.
+  bool check_config_only = false;
+  ConfigNode config;
+  // Names of enabled collectors, in registry order.
+  std::vector<std::string> enabled_collectors;
+};
+
+// Defines every flag of fabric_exporter, including --[no-]collector.NAME for
+// each row of `table`.
+FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table);
+
+// Resolves the options from parsed flags and the config file they name.
+// Throws ConfigError (config problems, naming file:line:key) or
+// std::invalid_argument (bad flag values, naming the flag).
+ExporterOptions ResolveExporterOptions(const FlagSet& flags,
+                                       const std::vector<CollectorSpec>& table);
+
+// The `collectors.NAME` section for a collector (empty if the file has none).
+ConfigNode CollectorSettings(const ExporterOptions& options, std::string_view name);
+
+}  // namespace fabric

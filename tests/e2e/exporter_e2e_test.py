@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The real fabric_exporter binary end to end (DESIGN.md layer 4): HTTP on a
+random loopback port, flags, config errors, broken sources and shutdown."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exporter_process import EXPORTER, FIXTURES, Exporter, fixture_args, promtool_check_metrics, samples  # noqa: E402
+
+
+def run_exporter(*args, timeout=10):
+    return subprocess.run([EXPORTER, *args], capture_output=True, text=True, timeout=timeout)
+
+
+class BrokenTree:
+    """A copy of the h200 fixture tree with one source broken."""
+
+    def __init__(self, relative, content=None, make_dir=False):
+        self.relative, self.content, self.make_dir = relative, content, make_dir
+
+    def __enter__(self):
+        self.tmp = tempfile.mkdtemp(prefix="fabric-broken-")
+        shutil.copytree(os.path.join(FIXTURES, "h200"), os.path.join(self.tmp, "tree"))
+        path = os.path.join(self.tmp, "tree", self.relative)
+        os.remove(path)
+        if self.make_dir:
+            os.mkdir(path)
+        else:
+            with open(path, "wb") as f:
+                f.write(self.content)
+        return os.path.join(self.tmp, "tree")
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.tmp)
+
+
+class HttpTest(unittest.TestCase):
+    def test_metrics_endpoint_serves_valid_exposition(self):
+        with Exporter() as e:
+            status, headers, body = e.get("/metrics")
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["Content-Type"].startswith("text/plain"))
+        self.assertEqual(promtool_check_metrics(body), "")
+        s = samples(body)
+        for collector in ("softnet", "tcp", "sockbuf"):
+            self.assertEqual(s[f'fabric_scrape_collector_success{{collector="{collector}"}}'], 1.0)
+        self.assertIn("fabric_exporter_build_info{", body)
+        self.assertGreater(s["fabric_tcp_segments_received_total"], 0)
+
+    def test_landing_page_health_and_errors(self):
+        with Exporter() as e:
+            e.metrics()  # So the landing page has a last status to show.
+            status, headers, page = e.get("/")
+            self.assertEqual(status, 200)
+            self.assertTrue(headers["Content-Type"].startswith("text/html"))
+            for name in ("softnet", "tcp", "sockbuf"):
+                self.assertIn(f'data-collector="{name}"', page)
+            self.assertIn('<span class="ok">ok</span>', page)
+            self.assertIn('href="/metrics"', page)
+            self.assertEqual(e.get("/-/healthy")[0], 200)
+            self.assertEqual(e.get("/-/ready")[0], 200)
+            self.assertEqual(e.get("/nope")[0], 404)
+            self.assertEqual(e.get("/", method="POST")[0], 405)
+
+    def test_custom_telemetry_path(self):
+        with Exporter("--web.telemetry-path=/fabric") as e:
+            status, _, body = e.get("/fabric")
+            self.assertEqual(status, 200)
+            self.assertIn("fabric_scrape_collector_success", body)
+            self.assertEqual(e.get("/metrics")[0], 404)
+
+    def test_concurrent_scrapes_are_all_answered(self):
+        import concurrent.futures
+        with Exporter(*fixture_args("h200")) as e:
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                bodies = list(pool.map(lambda _: e.metrics(), range(32)))
+        self.assertTrue(all("fabric_softnet_processed_total" in b for b in bodies))
+
+
+class CollectorSelectionTest(unittest.TestCase):
+    def test_no_collector_flag_removes_softnet(self):
+        with Exporter(*fixture_args("h200"), "--no-collector.softnet") as e:
+            body = e.metrics()
+        self.assertNotIn("fabric_softnet_", body)
+        self.assertNotIn('collector="softnet"', body)
+        self.assertIn('fabric_scrape_collector_success{collector="tcp"} 1', body)
+
+    def test_disable_defaults_keeps_only_named(self):
+        with Exporter(*fixture_args("h200"), "--collector.disable-defaults", "--collector.tcp") as e:
+            body = e.metrics()
+        self.assertIn('collector="tcp"', body)
+        self.assertNotIn('collector="sockbuf"', body)
+
+
+class BrokenSourceTest(unittest.TestCase):
+    def check_only_softnet_fails(self, tree):
+        with Exporter("--path.procfs=" + os.path.join(tree, "proc")) as e:
+            body = e.metrics()
+            log = "".join(e.log_lines)
+        s = samples(body)
+        self.assertEqual(s['fabric_scrape_collector_success{collector="softnet"}'], 0.0)
+        self.assertEqual(s['fabric_scrape_collector_success{collector="tcp"}'], 1.0)
+        self.assertEqual(s['fabric_scrape_collector_success{collector="sockbuf"}'], 1.0)
+        self.assertNotIn("fabric_softnet_processed_total", body)
+        self.assertIn("fabric_tcp_segments_sent_total", body)
+        self.assertIn("softnet_stat", log)
+        return log
+
+    def test_garbage_softnet_stat_fails_only_softnet(self):
+        with BrokenTree("proc/net/softnet_stat", b"this is not\x00 softnet\n") as tree:
+            log = self.check_only_softnet_fails(tree)
+        self.assertIn("softnet_stat:1: expected at least 9 columns", log)
+
+    def test_unreadable_softnet_stat_fails_only_softnet(self):
+        with BrokenTree("proc/net/softnet_stat", make_dir=True) as tree:
+            log = self.check_only_softnet_fails(tree)
+        self.assertIn("Is a directory", log)
+
+    def test_garbage_sysctl_fails_only_sockbuf(self):
+        with BrokenTree("proc/sys/net/core/rmem_max", b"lots\n") as tree:
+            with Exporter("--path.procfs=" + os.path.join(tree, "proc")) as e:
+                s = samples(e.metrics())
+        self.assertEqual(s['fabric_scrape_collector_success{collector="sockbuf"}'], 0.0)
+        self.assertEqual(s['fabric_scrape_collector_success{collector="softnet"}'], 1.0)
+
+    def test_missing_files_are_success_without_samples(self):
+        with tempfile.TemporaryDirectory() as empty:
+            with Exporter("--path.procfs=" + empty, "--path.sysfs=" + empty) as e:
+                body = e.metrics()
+        self.assertIn('fabric_scrape_collector_success{collector="softnet"} 1', body)
+        self.assertNotIn("fabric_softnet_processed_total", body)
+
+
+class ConfigTest(unittest.TestCase):
+    def write(self, text):
+        f = tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.remove, f.name)
+        return f.name
+
+    def test_unknown_key_names_file_line_and_key(self):
+        path = self.write("web:\n  listen_address: 127.0.0.1:0\ncollectors:\n  softnet:\n    enabeld: true\n")
+        r = run_exporter("--config.file=" + path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(f"{path}:5:5: key collectors.softnet.enabeld: unknown key", r.stderr)
+
+    def test_wrong_type_names_file_line_and_key(self):
+        path = self.write("log:\n  level: [info]\n")
+        r = run_exporter("--config.file=" + path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(f"{path}:2:10: key log.level: expected a string, got a list", r.stderr)
+
+    def test_yaml_syntax_error(self):
+        path = self.write("web: {listen_address: \n")
+        r = run_exporter("--config.file=" + path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(path + ":", r.stderr)
+        self.assertIn("YAML syntax error", r.stderr)
+
+    def test_example_config_is_valid_and_config_applies(self):
+        example = os.path.join(os.path.dirname(FIXTURES), "..", "deploy", "examples", "fabric_exporter.yml")
+        r = run_exporter("--config.file=" + example, "--config.check")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("configuration OK", r.stdout)
+        path = self.write("collectors:\n  tcp:\n    enabled: false\n")
+        with Exporter("--config.file=" + path) as e:
+            self.assertNotIn('collector="tcp"', e.metrics())
+
+    def test_bad_flag(self):
+        r = run_exporter("--web.listen-adress=:1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown flag --web.listen-adress", r.stderr)
+
+
+class ProcessTest(unittest.TestCase):
+    def test_help_is_complete(self):
+        r = run_exporter("--help")
+        self.assertEqual(r.returncode, 0)
+        for flag in ("--web.listen-address", "--web.telemetry-path", "--config.file", "--log.level",
+                     "--log.format", "--path.procfs", "--path.sysfs", "--version",
+                     "--[no-]collector.softnet", "--[no-]collector.tcp", "--[no-]collector.sockbuf"):
+            self.assertIn(flag, r.stdout)
+
+    def test_version(self):
+        r = run_exporter("--version")
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"^fabric_exporter \d+\.\d+\.\d+")
+
+    def test_sigterm_and_sigint_shut_down_cleanly(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with Exporter() as e:
+                e.metrics()
+                self.assertEqual(e.stop(sig), 0)
+                self.assertIn("shutting down", "".join(e.log_lines))
+
+    def test_port_in_use_is_a_clear_error(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            s.listen()
+            port = s.getsockname()[1]
+            r = run_exporter(f"--web.listen-address=127.0.0.1:{port}", "--log.format=logfmt")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"cannot listen on 127.0.0.1:{port}", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,105 @@
+"""Runs the real fabric_exporter binary for tests: on a random loopback port,
+with its JSON log parsed to learn the URL it bound."""
+import json
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+
+SOURCE_DIR = os.environ.get(
+    "FABRIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+EXPORTER = os.environ.get("FABRIC_EXPORTER", os.path.join(SOURCE_DIR, "build", "exporter", "fabric_exporter"))
+FIXTURES = os.path.join(SOURCE_DIR, "tests", "fixtures")
+
+
+def fixture_args(tree):
+    """Flags that point the exporter at tests/fixtures/<tree>."""
+    root = os.path.join(FIXTURES, tree)
+    args = ["--path.procfs=" + os.path.join(root, "proc"), "--path.sysfs=" + os.path.join(root, "sys")]
+    config = os.path.join(root, "fabric_exporter.yml")
+    if os.path.exists(config):
+        args.append("--config.file=" + config)
+    return args
+
+
+class Exporter:
+    """A running fabric_exporter; use as a context manager."""
+
+    def __init__(self, *args, binary=EXPORTER):
+        self.args = [binary, "--web.listen-address=127.0.0.1:0", "--log.format=json", *args]
+        self.proc = None
+        self.base_url = None
+        self.log_lines = []
+        self._lines = queue.Queue()
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=self._pump, daemon=True).start()
+        while True:
+            try:
+                line = self._lines.get(timeout=10)
+            except queue.Empty:
+                self.proc.kill()
+                raise RuntimeError("fabric_exporter did not start within 10 s: " + "".join(self.log_lines))
+            if line is None:
+                raise RuntimeError("fabric_exporter exited at start-up: " + "".join(self.log_lines))
+            record = json.loads(line)
+            if record.get("msg") == "fabric_exporter listening":
+                url = record["url"]
+                self.base_url = url[: url.index("/", len("http://"))]
+                return self
+
+    def _pump(self):
+        for line in self.proc.stderr:
+            self.log_lines.append(line)
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def get(self, path, method="GET"):
+        """Returns (status, headers, body text)."""
+        req = urllib.request.Request(self.base_url + path, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, resp.headers, resp.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode()
+
+    def metrics(self):
+        status, _, body = self.get("/metrics")
+        assert status == 200, status
+        return body
+
+    def stop(self, sig=None):
+        import signal as _signal
+        self.proc.send_signal(sig or _signal.SIGTERM)
+        return self.proc.wait(timeout=10)
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def promtool_check_metrics(text):
+    """Returns promtool's complaints about an exposition ('' when clean)."""
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        raise RuntimeError("promtool is not installed; run scripts/setup-deps")
+    result = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
+    return (result.stdout + result.stderr).strip() if result.returncode != 0 or result.stdout.strip() else ""
+
+
+def samples(text):
+    """Parses exposition text into {series: value} (series as written)."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        series, _, value = line.rpartition(" ")
+        out[series] = float(value)
+    return out

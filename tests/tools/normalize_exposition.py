@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Normalises a /metrics exposition so it can be compared byte for byte.
+
+Removes what legitimately differs between two scrapes of the same tree:
+prometheus-cpp's own exposer_* families, collector durations (set to 0) and
+the build-specific labels of fabric_exporter_build_info. Everything else,
+order included, is kept as served.
+
+Usage: curl -s http://127.0.0.1:9877/metrics | tests/tools/normalize_exposition.py
+"""
+import re
+import sys
+
+_BUILD_LABELS = re.compile(r'(build_type|compiler|revision|version)="[^"]*"')
+_DURATION = re.compile(r'^(fabric_[a-z0-9_]*duration_seconds(\{[^}]*\})?) \S+$')
+
+
+def normalize(text: str) -> str:
+    out = []
+    for line in text.splitlines():
+        fields = line.split(" ")
+        name = fields[2] if line.startswith("# ") and len(fields) > 2 else line.split("{")[0].split(" ")[0]
+        if name.startswith("exposer_"):
+            continue
+        if line.startswith("fabric_exporter_build_info"):
+            line = _BUILD_LABELS.sub(lambda m: f'{m.group(1)}="normalized"', line)
+        m = _DURATION.match(line)
+        if m:
+            line = m.group(1) + " 0"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(normalize(sys.stdin.read()))

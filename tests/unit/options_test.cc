@@ -1,0 +1,95 @@
+#include "exporter/options.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "exporter/collectors/collector_table.h"
+#include "tests/unit/test_dir.h"
+
+namespace fabric {
+namespace {
+
+ExporterOptions Resolve(std::vector<std::string> args) {
+  FlagSet flags = MakeExporterFlags(CollectorTable());
+  std::vector<const char*> argv = {"fabric_exporter"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  auto parsed = flags.Parse(static_cast<int>(argv.size()), argv.data());
+  if (!parsed.ok()) throw std::invalid_argument(parsed.error().message);
+  return ResolveExporterOptions(flags, CollectorTable());
+}
+
+TEST(OptionsTest, EmbeddedDefaults) {
+  auto options = Resolve({});
+  EXPECT_EQ(options.listen_address, "127.0.0.1:9877");
+  EXPECT_EQ(options.telemetry_path, "/metrics");
+  EXPECT_EQ(options.procfs, "/proc");
+  EXPECT_EQ(options.enabled_collectors, (std::vector<std::string>{"sockbuf", "softnet", "tcp"}));
+}
+
+TEST(OptionsTest, FlagBeatsConfigBeatsDefault) {
+  testing::TestDir dir;
+  auto file = dir.Write("c.yml",
+                        "web:\n  listen_address: '127.0.0.2:1234'\n  telemetry_path: /m\n"
+                        "collectors:\n  tcp:\n    enabled: false\n");
+  auto from_file = Resolve({"--config.file=" + file});
+  EXPECT_EQ(from_file.listen_address, "127.0.0.2:1234");
+  EXPECT_EQ(from_file.telemetry_path, "/m");
+  EXPECT_EQ(from_file.enabled_collectors, (std::vector<std::string>{"sockbuf", "softnet"}));
+  auto overridden =
+      Resolve({"--config.file=" + file, "--web.listen-address=:9", "--collector.tcp"});
+  EXPECT_EQ(overridden.listen_address, ":9");
+  EXPECT_EQ(overridden.enabled_collectors.size(), 3u);
+}
+
+TEST(OptionsTest, NoCollectorFlagAndDisableDefaults) {
+  auto options = Resolve({"--no-collector.softnet"});
+  EXPECT_EQ(options.enabled_collectors, (std::vector<std::string>{"sockbuf", "tcp"}));
+  auto only = Resolve({"--collector.disable-defaults", "--collector.tcp"});
+  EXPECT_EQ(only.enabled_collectors, (std::vector<std::string>{"tcp"}));
+}
+
+std::string ConfigErrorOf(const std::string& yaml) {
+  testing::TestDir dir;
+  auto file = dir.Write("bad.yml", yaml);
+  try {
+    Resolve({"--config.file=" + file});
+  } catch (const ConfigError& e) {
+    std::string msg = e.what();
+    // Report relative to the file name so expectations are stable.
+    return msg.substr(msg.find("bad.yml"));
+  }
+  return "";
+}
+
+TEST(OptionsTest, ConfigErrorsNameFileLineAndKey) {
+  EXPECT_EQ(ConfigErrorOf("web:\n  listen_adress: ':1'\n")
+                .rfind("bad.yml:2:3: key web.listen_adress: unknown key", 0),
+            0u);
+  EXPECT_EQ(ConfigErrorOf("collectors:\n  softnet:\n    enabled: 3\n"),
+            "bad.yml:3:14: key collectors.softnet.enabled: expected true or false, got \"3\"");
+  EXPECT_EQ(ConfigErrorOf("collectors:\n  sofnet: {}\n")
+                .rfind("bad.yml:2:11: key collectors.sofnet: no such collector", 0),
+            0u);
+  EXPECT_EQ(ConfigErrorOf("log:\n  level: loud\n"),
+            "bad.yml:2:10: key log.level: expected debug, info, warn or error, got \"loud\"");
+  EXPECT_EQ(ConfigErrorOf("web:\n  max_threads: 0\n"),
+            "bad.yml:2:16: key web.max_threads: value 0 is out of range [1, 1024]");
+  EXPECT_EQ(ConfigErrorOf("web:\n  telemetry_path: metrics\n")
+                .rfind("bad.yml:2:19: key web.telemetry_path:", 0),
+            0u);
+}
+
+TEST(OptionsTest, BadFlagValuesNameTheFlag) {
+  try {
+    Resolve({"--log.format=xml"});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "--log.format: expected logfmt or json, got \"xml\"");
+  }
+  EXPECT_THROW(Resolve({"--web.listen-address=localhost:9877"}), std::invalid_argument);
+  EXPECT_THROW(Resolve({"--web.max-threads=lots"}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fabric
