@@ -12,6 +12,7 @@
 #include "exporter/collectors/collector_table.h"
 #include "exporter/core/landing_page.h"
 #include "exporter/core/scraper.h"
+#include "exporter/core/web_config.h"
 #include "exporter/core/web_server.h"
 #include "exporter/options.h"
 
@@ -92,6 +93,7 @@ int Run(int argc, char** argv) {
   SysRoot root(options.procfs, options.sysfs);
   auto collectors = BuildCollectors(options, root);
   if (options.check_config_only) {
+    if (!options.web_config_file.empty()) LoadWebConfig(options.web_config_file);
     std::cout << "fabric_exporter: configuration OK"
               << (options.config_file.empty() ? " (embedded defaults)"
                                               : " (" + options.config_file + ")")
@@ -109,7 +111,11 @@ int Run(int argc, char** argv) {
     return RenderLandingPage(landing, scraper->Statuses());
   };
   routes.ready = [] { return true; };
-  auto server = WebServer::Start({options.listen_address, options.web_threads}, routes, scraper);
+  WebServerOptions web;
+  web.listen_address = options.listen_address;
+  web.threads = options.web_threads;
+  if (!options.web_config_file.empty()) web.web_config = LoadWebConfig(options.web_config_file);
+  auto server = WebServer::Start(web, routes, scraper);
   if (!server.ok()) {
     log::Error("cannot start the web server", {{"err", server.error().message}});
     return 1;
@@ -122,7 +128,7 @@ int Run(int argc, char** argv) {
   std::string host = options.listen_address.substr(0, options.listen_address.rfind(':'));
   if (host.empty()) host = "0.0.0.0";
   auto ports = (*server)->ListeningPorts();
-  std::string url = "http://" + host + ":" +
+  std::string url = std::string(web.web_config.tls ? "https" : "http") + "://" + host + ":" +
                     (ports.empty() ? std::string("?") : std::to_string(ports.front())) +
                     options.telemetry_path;
   log::Info("fabric_exporter listening",

@@ -27,7 +27,8 @@ std::string Pick(const FlagSet& flags, std::string_view flag, const ConfigNode& 
 
 void ValidateConfigShape(const ConfigNode& root, const std::vector<CollectorSpec>& table) {
   root.ExpectMapWithKeys({"web", "log", "paths", "collectors"});
-  root.Child("web").ExpectMapWithKeys({"listen_address", "telemetry_path", "max_threads"});
+  root.Child("web").ExpectMapWithKeys(
+      {"listen_address", "telemetry_path", "max_threads", "config_file"});
   root.Child("log").ExpectMapWithKeys({"level", "format"});
   root.Child("paths").ExpectMapWithKeys({"procfs", "sysfs"});
   ConfigNode collectors = root.Child("collectors");
@@ -62,6 +63,9 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table) {
   flags.AddString("web.listen-address", "ADDR",
                   "address to serve metrics on: HOST:PORT, [IPV6]:PORT or :PORT for all",
                   kDefaultListenAddress);
+  flags.AddString("web.config.file", "FILE",
+                  "Prometheus exporter-toolkit web config: TLS and basic auth for every endpoint",
+                  "");
   flags.AddString("web.telemetry-path", "PATH", "path under which to expose metrics", "/metrics");
   flags.AddString("web.max-threads", "N", "web server worker threads (concurrent requests)", "8");
   flags.AddString("path.procfs", "DIR", "procfs mount point", "/proc");
@@ -115,6 +119,7 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
   } else if (auto n = web.Int("max_threads", 1, 1024)) {
     options.web_threads = static_cast<int>(*n);
   }
+  options.web_config_file = Pick(flags, "web.config.file", web, "config_file");
   options.procfs = Pick(flags, "path.procfs", paths, "procfs");
   options.sysfs = Pick(flags, "path.sysfs", paths, "sysfs");
 

@@ -18,6 +18,7 @@ struct ExporterOptions {
   std::string listen_address = kDefaultListenAddress;
   std::string telemetry_path = "/metrics";
   int web_threads = 8;
+  std::string web_config_file;  // Empty: plain HTTP, no authentication.
   std::string procfs = "/proc";
   std::string sysfs = "/sys";
   log::Level log_level = log::Level::kInfo;

@@ -4,7 +4,6 @@
 #include <civetweb.h>
 
 #include <atomic>
-#include <cstring>
 #include <exception>
 
 #include "exporter/core/listen_address.h"
@@ -14,55 +13,29 @@ namespace {
 
 std::atomic<WebServer*> g_server{nullptr};
 
-void Send(mg_connection* conn, int status, const char* status_text, const char* content_type,
-          const std::string& body, bool head_only) {
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-            status, status_text, content_type, body.size());
-  if (!head_only) mg_write(conn, body.data(), body.size());
-}
-
 // Returning 0 hands the request on to the Exposer's handler; any other value
-// means it was answered here (the value is logged as the status).
+// means it was answered here (civetweb logs the value as the status).
 int HandleBeginRequest(mg_connection* conn) {
   WebServer* server = g_server.load();
   const mg_request_info* info = mg_get_request_info(conn);
   if (server == nullptr || info == nullptr || info->local_uri == nullptr) return 0;
-  std::string_view uri = info->local_uri;
-  if (uri == server->routes().telemetry_path) return 0;
-  std::string_view method = info->request_method ? info->request_method : "";
-  bool head = method == "HEAD";
-  if (method != "GET" && !head) {
-    Send(conn, 405, "Method Not Allowed", "text/plain; charset=utf-8", "use GET\n", false);
-    return 405;
-  }
-  try {
-    if (uri == "/") {
-      Send(conn, 200, "OK", "text/html; charset=utf-8", server->routes().landing_page(), head);
-      return 200;
-    }
-    if (uri == "/-/healthy") {
-      Send(conn, 200, "OK", "text/plain; charset=utf-8", "Healthy\n", head);
-      return 200;
-    }
-    if (uri == "/-/ready") {
-      bool ready = !server->routes().ready || server->routes().ready();
-      if (ready) {
-        Send(conn, 200, "OK", "text/plain; charset=utf-8", "Ready\n", head);
-        return 200;
-      }
-      Send(conn, 503, "Service Unavailable", "text/plain; charset=utf-8", "Not ready\n", head);
-      return 503;
-    }
-  } catch (const std::exception& e) {
-    Send(conn, 500, "Internal Server Error", "text/plain; charset=utf-8",
-         std::string("internal error: ") + e.what() + "\n", head);
-    return 500;
-  }
-  Send(conn, 404, "Not Found", "text/plain; charset=utf-8",
-       "not found; try / or " + server->routes().telemetry_path + "\n", head);
-  return 404;
+  HttpRequest request;
+  request.method = info->request_method ? info->request_method : "";
+  request.path = info->local_uri;
+  const char* authorization = mg_get_header(conn, "Authorization");
+  request.authorization = authorization ? authorization : "";
+  auto response = server->router().Handle(request, /*serve_metrics=*/false);
+  if (!response) return 0;
+  std::string head = "HTTP/1.1 " + std::to_string(response->status) + " " +
+                     HttpReasonPhrase(response->status) +
+                     "\r\nContent-Type: " + response->content_type +
+                     "\r\nContent-Length: " + std::to_string(response->body.size()) +
+                     "\r\nCache-Control: no-store\r\nConnection: close\r\n";
+  if (!response->extra_headers.empty()) head += response->extra_headers + "\r\n";
+  head += "\r\n";
+  mg_write(conn, head.data(), head.size());
+  if (request.method != "HEAD") mg_write(conn, response->body.data(), response->body.size());
+  return response->status;
 }
 
 }  // namespace
@@ -73,8 +46,21 @@ Result<std::unique_ptr<WebServer>> WebServer::Start(
   auto port = ToCivetListeningPort(options.listen_address);
   if (!port.ok()) return Unexpected{port.error()};
   std::unique_ptr<WebServer> server(new WebServer());
-  server->routes_ = std::move(routes);
-  server->metrics_ = std::move(metrics);
+  server->router_ = std::make_unique<HttpRouter>(
+      std::move(routes), metrics,
+      std::make_unique<BasicAuthenticator>(options.web_config.basic_auth_users));
+  if (options.web_config.tls) {
+    auto tls = TlsServer::Start(options.listen_address, *options.web_config.tls, options.threads,
+                                server->router_.get());
+    if (!tls.ok()) return Unexpected{tls.error()};
+    server->tls_server_ = std::move(*tls);
+    return server;
+  }
+  constexpr unsigned kCivetIpv6 = 8;  // mg_check_feature() bit.
+  if (port->front() == '[' && mg_check_feature(kCivetIpv6) == 0) {
+    return MakeError("listen address " + options.listen_address +
+                     ": Debian's civetweb has no IPv6 support; use an IPv4 address");
+  }
   WebServer* expected = nullptr;
   if (!g_server.compare_exchange_strong(expected, server.get())) {
     return MakeError("a web server is already running in this process");
@@ -92,12 +78,19 @@ Result<std::unique_ptr<WebServer>> WebServer::Start(
     return MakeError("cannot listen on " + options.listen_address + " (" + e.what() +
                      "): is the port in use or the address not on this host?");
   }
-  server->exposer_->RegisterCollectable(server->metrics_, server->routes().telemetry_path);
+  server->exposer_->RegisterCollectable(metrics, server->router_->routes().telemetry_path);
   return server;
 }
 
+std::vector<int> WebServer::ListeningPorts() const {
+  if (tls_server_) return {tls_server_->port()};
+  return exposer_->GetListeningPorts();
+}
+
 WebServer::~WebServer() {
-  exposer_.reset();  // Stops civetweb's threads before the routes go away.
+  // Stop serving before the router goes away.
+  exposer_.reset();
+  tls_server_.reset();
   WebServer* self = this;
   g_server.compare_exchange_strong(self, nullptr);
 }

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 
 SOURCE_DIR = os.environ.get(
@@ -48,8 +49,8 @@ class Exporter:
                 raise RuntimeError("fabric_exporter exited at start-up: " + "".join(self.log_lines))
             record = json.loads(line)
             if record.get("msg") == "fabric_exporter listening":
-                url = record["url"]
-                self.base_url = url[: url.index("/", len("http://"))]
+                parts = urllib.parse.urlsplit(record["url"])
+                self.base_url = f"{parts.scheme}://{parts.netloc}"
                 return self
 
     def _pump(self):

@@ -1,0 +1,56 @@
+// HttpRouter: what each path of the exporter's web endpoint answers, shared
+// by the civetweb listener (plain HTTP) and the TLS listener, so both enforce
+// the same authentication and serve the same pages.
+#pragma once
+
+#include <prometheus/collectable.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "exporter/core/basic_auth.h"
+
+namespace fabric {
+
+struct WebRoutes {
+  std::string telemetry_path = "/metrics";
+  std::function<std::string()> landing_page;  // HTML for "/".
+  std::function<bool()> ready;                // Drives /-/ready.
+};
+
+struct HttpRequest {
+  std::string method;
+  std::string path;  // Without the query string.
+  std::string authorization;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::string extra_headers;  // "Name: value" lines joined by CRLF, no trailing CRLF.
+};
+
+const char* HttpReasonPhrase(int status);
+
+class HttpRouter {
+ public:
+  HttpRouter(WebRoutes routes, std::shared_ptr<prometheus::Collectable> metrics,
+             std::unique_ptr<BasicAuthenticator> authenticator);
+
+  // The response for `request`, or nullopt for an authenticated request of
+  // the telemetry path when `serve_metrics` is false (prometheus-cpp's
+  // Exposer answers those on the civetweb listener).
+  std::optional<HttpResponse> Handle(const HttpRequest& request, bool serve_metrics);
+
+  const WebRoutes& routes() const { return routes_; }
+
+ private:
+  WebRoutes routes_;
+  std::shared_ptr<prometheus::Collectable> metrics_;
+  std::unique_ptr<BasicAuthenticator> authenticator_;
+};
+
+}  // namespace fabric
