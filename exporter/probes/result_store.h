@@ -1,0 +1,54 @@
+// ResultStore: the latest result of every probe, which scrapes read and the
+// scheduler writes, persisted to a state file so a restart keeps the ladder.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/result.h"
+
+namespace fabric {
+
+struct ProbeKey {
+  std::string kind;       // tcp | rdma | storage | path
+  std::string target;     // Peer node name, or the storage directory.
+  std::string direction;  // send | receive | both | read | write | "" (none)
+  auto operator<=>(const ProbeKey&) const = default;
+};
+
+struct ProbeRecord {
+  ProbeKey key;
+  double timestamp_seconds = 0;  // Unix time the run ended; 0: never ran.
+  bool success = false;
+  // Why it failed, from a small fixed vocabulary (refused, busy, auth,
+  // unreachable, timeout, no_device, error, ...), so it can be a label.
+  std::string failure_reason;
+  std::string failure_detail;  // Free text for the log and landing page.
+  double duration_seconds = 0;
+  std::map<std::string, double> values;  // Metric suffix -> value.
+  std::map<std::string, bool> verdicts;  // Self-check name -> raised.
+};
+
+class ResultStore {
+ public:
+  // Declares a configured probe so its series exist before the first run.
+  void Expect(const ProbeKey& key);
+  void Record(ProbeRecord record);
+  std::vector<ProbeRecord> Snapshot() const;
+
+  // Writes the state file atomically (temporary file, fsync, rename, fsync of
+  // the directory): a crash leaves the old or the new file, never a torn one.
+  Status Save(const std::string& path) const;
+  // Loads results saved earlier, for the keys Expect()ed already. A missing file is absent (not an
+  // error); a corrupt one is an error the caller reports and then ignores.
+  Status Load(const std::string& path);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<ProbeKey, ProbeRecord> records_;
+};
+
+}  // namespace fabric
