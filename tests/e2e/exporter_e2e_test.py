@@ -102,7 +102,7 @@ class BrokenSourceTest(unittest.TestCase):
     def check_only_softnet_fails(self, tree):
         with Exporter("--path.procfs=" + os.path.join(tree, "proc")) as e:
             body = e.metrics()
-            log = "".join(e.log_lines)
+            log = e.wait_for_log("collector failed")
         s = samples(body)
         self.assertEqual(s['fabric_scrape_collector_success{collector="softnet"}'], 0.0)
         self.assertEqual(s['fabric_scrape_collector_success{collector="tcp"}'], 1.0)
@@ -198,7 +198,7 @@ class ProcessTest(unittest.TestCase):
             with Exporter() as e:
                 e.metrics()
                 self.assertEqual(e.stop(sig), 0)
-                self.assertIn("shutting down", "".join(e.log_lines))
+                self.assertIn("shutting down", e.wait_for_log("shutting down"))
 
     def test_port_in_use_is_a_clear_error(self):
         with socket.socket() as s:

@@ -59,6 +59,18 @@ class Exporter:
             self._lines.put(line)
         self._lines.put(None)
 
+    def wait_for_log(self, text, timeout=5.0):
+        """Returns the log so far once it contains `text` (stderr is read by a
+        thread, so a line written during a request may arrive just after it)."""
+        import time
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            log = "".join(self.log_lines)
+            if text in log:
+                return log
+            time.sleep(0.02)
+        return "".join(self.log_lines)
+
     def get(self, path, method="GET"):
         """Returns (status, headers, body text)."""
         req = urllib.request.Request(self.base_url + path, method=method)

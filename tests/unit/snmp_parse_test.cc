@@ -59,7 +59,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"Tcp: InSegs\nUdp: 4\n", "netstat:2: expected the value line"},
                       Broken{"Tcp: InSegs\nTcp: 4x\n", "Tcp InSegs is not an integer: \"4x\""},
                       Broken{"garbage without colon\n", "netstat:1: expected a \"Prefix:\""},
-                      Broken{"\xff\xfe\x00\x01", "netstat:1:"}));
+                      Broken{"\xff\xfe\x00\x01", "netstat:1:"}),
+    [](const ::testing::TestParamInfo<Broken>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 }  // namespace
 }  // namespace fabric

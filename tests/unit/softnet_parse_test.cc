@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <string>
+
 namespace fabric {
 namespace {
 
@@ -60,7 +63,16 @@ TEST_P(SoftnetGenerationTest, ParsesEveryColumnTheKernelHas) {
   EXPECT_EQ(second.input_queue_len.has_value(), g.has_queue_split);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllGenerations, SoftnetGenerationTest, ::testing::ValuesIn(kGenerations));
+// Test names from the case descriptions, so ctest lists readable, stable names.
+template <typename T>
+std::string CaseName(const ::testing::TestParamInfo<T>& info) {
+  std::string name;
+  for (const char* c = info.param.name; *c; ++c) name += std::isalnum(*c) ? *c : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGenerations, SoftnetGenerationTest, ::testing::ValuesIn(kGenerations),
+                         CaseName<Generation>);
 
 TEST(SoftnetParseTest, ReadsValuesFromTheRightColumns) {
   auto result = ParseSoftnetStat(
@@ -117,7 +129,8 @@ TEST_P(SoftnetBrokenTest, FailsWithFileLineAndReason) {
       << result.error().message;
 }
 
-INSTANTIATE_TEST_SUITE_P(BrokenInputs, SoftnetBrokenTest, ::testing::ValuesIn(kBroken));
+INSTANTIATE_TEST_SUITE_P(BrokenInputs, SoftnetBrokenTest, ::testing::ValuesIn(kBroken),
+                         CaseName<Broken>);
 
 }  // namespace
 }  // namespace fabric
