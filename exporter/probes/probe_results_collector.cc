@@ -50,7 +50,7 @@ class ProbeResultsCollector : public Collector {
   Status Collect(MetricSink& sink) override {
     for (const auto& r : store_.Snapshot()) {
       LabelPairs key = {
-          {"kind", r.key.kind}, {"target", r.key.target}, {"direction", r.key.direction}};
+          {"probe", r.key.probe}, {"target", r.key.target}, {"direction", r.key.direction}};
       sink.Gauge("fabric_probe_last_run_timestamp_seconds",
                  "Unix time the probe's last run ended; 0 until it has run once. Rules use it to "
                  "tell a stale ladder rung from a current one.",
@@ -88,13 +88,15 @@ class ProbeResultsCollector : public Collector {
         for (const auto& [outcome, n] : stats.runs) {
           sink.Counter("fabric_probe_runs_total",
                        "Probe runs by outcome (success, failure, busy, timeout).",
-                       {{"probe", task}, {"outcome", outcome}}, static_cast<double>(n));
+                       {{"probe", stats.probe}, {"target", stats.target}, {"outcome", outcome}},
+                       static_cast<double>(n));
         }
         for (const auto& [reason, n] : stats.skips) {
           sink.Counter("fabric_probe_skips_total",
                        "Probe runs skipped, by reason (e.g. fabric_busy: real traffic above the "
                        "configured fraction of line rate).",
-                       {{"probe", task}, {"reason", reason}}, static_cast<double>(n));
+                       {{"probe", stats.probe}, {"target", stats.target}, {"reason", reason}},
+                       static_cast<double>(n));
         }
       }
     }

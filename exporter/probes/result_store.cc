@@ -36,7 +36,7 @@ std::string Serialize(const std::vector<ProbeRecord>& records) {
   out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
   for (const auto& r : records) {
     out << YAML::BeginMap;
-    out << YAML::Key << "kind" << YAML::Value << r.key.kind;
+    out << YAML::Key << "probe" << YAML::Value << r.key.probe;
     out << YAML::Key << "target" << YAML::Value << r.key.target;
     out << YAML::Key << "direction" << YAML::Value << r.key.direction;
     out << YAML::Key << "timestamp" << YAML::Value << r.timestamp_seconds;
@@ -118,7 +118,7 @@ Status ResultStore::Load(const std::string& path) {
     }
     for (const auto& node : root["results"]) {
       ProbeRecord r;
-      r.key = {node["kind"].as<std::string>(), node["target"].as<std::string>(),
+      r.key = {node["probe"].as<std::string>(), node["target"].as<std::string>(),
                node["direction"].as<std::string>()};
       r.timestamp_seconds = node["timestamp"].as<double>();
       r.success = node["success"].as<bool>();

@@ -12,10 +12,14 @@
 
 namespace fabric {
 
+// The ladder rungs the probes measure, used as the `probe` label.
+inline constexpr const char* kProbeRungs[] = {"rdma",         "tcp_multi",     "tcp_single",
+                                              "storage_read", "storage_write", "path"};
+
 struct ProbeKey {
-  std::string kind;       // tcp | rdma | storage | path
+  std::string probe;      // A rung of kProbeRungs.
   std::string target;     // Peer node name, or the storage directory.
-  std::string direction;  // send | receive | both | read | write | "" (none)
+  std::string direction;  // send | receive | both, or "" where it has none
   auto operator<=>(const ProbeKey&) const = default;
 };
 

@@ -31,7 +31,11 @@ Scheduler::Scheduler(std::vector<ProbeTask> tasks, Clock& clock, Seconds max_spl
     : tasks_(std::move(tasks)),
       clock_(clock),
       timetable_(Timings(tasks_), clock.Now(), max_splay, seed) {
-  for (const auto& task : tasks_) stats_[task.name];
+  for (const auto& task : tasks_) {
+    auto& stats = stats_[task.name()];
+    stats.probe = task.probe;
+    stats.target = task.target;
+  }
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -80,10 +84,10 @@ void Scheduler::RunOne(size_t index) {
   ProbeTask& task = tasks_[index];
   if (task.skip_reason) {
     if (auto reason = task.skip_reason()) {
-      log::Info("probe skipped", {{"probe", task.name}, {"reason", *reason}});
+      log::Info("probe skipped", {{"probe", task.name()}, {"reason", *reason}});
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        ++stats_[task.name].skips[*reason];
+        ++stats_[task.name()].skips[*reason];
       }
       std::lock_guard<std::mutex> lock(timetable_mutex_);
       timetable_.Completed(index, clock_.Now());
@@ -100,7 +104,7 @@ void Scheduler::RunOne(size_t index) {
   try {
     outcome = task.run(token);
   } catch (const std::exception& e) {
-    log::Error("probe threw", {{"probe", task.name}, {"err", e.what()}});
+    log::Error("probe threw", {{"probe", task.name()}, {"err", e.what()}});
   }
   SteadyTime now = clock_.Now();
   std::string label = outcome == ProbeOutcome::kSuccess ? "success"
@@ -110,12 +114,12 @@ void Scheduler::RunOne(size_t index) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     current_ = nullptr;
-    ++stats_[task.name].runs[label];
+    ++stats_[task.name()].runs[label];
   }
   std::lock_guard<std::mutex> lock(timetable_mutex_);
   if (outcome == ProbeOutcome::kBusy) {
     if (!timetable_.Busy(index, now)) {
-      log::Warn("peer stayed busy; waiting for the next regular run", {{"probe", task.name}});
+      log::Warn("peer stayed busy; waiting for the next regular run", {{"probe", task.name()}});
     }
   } else {
     timetable_.Completed(index, now);

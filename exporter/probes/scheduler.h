@@ -61,7 +61,9 @@ class CancelToken {
 enum class ProbeOutcome { kSuccess, kFailure, kBusy };
 
 struct ProbeTask {
-  std::string name;  // Unique, e.g. "tcp/node-b".
+  std::string probe;   // The rung (tcp_multi, storage_read, ...), a metric label.
+  std::string target;  // The peer or directory, a metric label.
+  std::string name() const { return probe + "/" + target; }
   ProbeTiming timing;
   Seconds timeout{120};
   // A reason to skip this run, or nullopt to run it.
@@ -72,6 +74,8 @@ struct ProbeTask {
 
 // Counters per task, for the exporter's own metrics.
 struct ProbeTaskStats {
+  std::string probe;
+  std::string target;
   std::map<std::string, uint64_t> runs;   // By outcome: success, failure, busy, timeout.
   std::map<std::string, uint64_t> skips;  // By reason.
 };

@@ -13,7 +13,7 @@ namespace {
 
 ProbeRecord TcpResult(std::string peer, double throughput) {
   ProbeRecord r;
-  r.key = {"tcp", std::move(peer), "send"};
+  r.key = {"tcp_multi", std::move(peer), "send"};
   r.timestamp_seconds = 1764500000;
   r.success = true;
   r.duration_seconds = 12.5;
@@ -29,7 +29,7 @@ TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
   testing::TestDir dir;
   std::string path = (dir.path() / "state.yml").string();
   ResultStore store;
-  store.Expect({"tcp", "node-b", "send"});
+  store.Expect({"tcp_multi", "node-b", "send"});
   store.Record(TcpResult("node-b", 1.4e10));
   store.Record(TcpResult("node-gone", 2e9));
   ASSERT_TRUE(store.Save(path).ok());
@@ -37,8 +37,8 @@ TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
 
   ResultStore restarted;
-  restarted.Expect({"tcp", "node-b", "send"});
-  restarted.Expect({"tcp", "node-c", "send"});
+  restarted.Expect({"tcp_multi", "node-b", "send"});
+  restarted.Expect({"tcp_multi", "node-c", "send"});
   ASSERT_TRUE(restarted.Load(path).ok());
   auto records = restarted.Snapshot();
   ASSERT_EQ(records.size(), 2u);  // node-gone is no longer configured.
@@ -52,7 +52,7 @@ TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
 TEST(ResultStoreTest, CorruptOrMissingFileIsReportedNotFatal) {
   testing::TestDir dir;
   ResultStore store;
-  store.Expect({"tcp", "node-b", "send"});
+  store.Expect({"tcp_multi", "node-b", "send"});
   auto missing = store.Load((dir.path() / "none.yml").string());
   EXPECT_TRUE(missing.absent());
   auto garbage = dir.Write("garbage.yml", "version: 1\nresults: [{kind: tcp, target: [\n");
@@ -66,11 +66,11 @@ TEST(ResultStoreTest, CorruptOrMissingFileIsReportedNotFatal) {
 
 TEST(ProbeResultsCollectorTest, SeriesExistBeforeTheFirstRunAndCarryVerdicts) {
   ResultStore store;
-  store.Expect({"tcp", "node-b", "send"});
-  store.Expect({"tcp", "node-c", "send"});
+  store.Expect({"tcp_multi", "node-b", "send"});
+  store.Expect({"tcp_multi", "node-c", "send"});
   store.Record(TcpResult("node-b", 1.4e10));
   ProbeRecord failed;
-  failed.key = {"tcp", "node-c", "send"};
+  failed.key = {"tcp_multi", "node-c", "send"};
   failed.timestamp_seconds = 1764500100;
   failed.failure_reason = "auth";
   store.Record(failed);
@@ -78,14 +78,16 @@ TEST(ProbeResultsCollectorTest, SeriesExistBeforeTheFirstRunAndCarryVerdicts) {
   MetricSink sink;
   ASSERT_TRUE(collector->Collect(sink).ok());
   std::string text = prometheus::TextSerializer().Serialize(sink.TakeSorted());
-  EXPECT_NE(text.find("fabric_probe_throughput_bytes_per_second{direction=\"send\",kind=\"tcp\","
-                      "target=\"node-b\"} 14000000000"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("fabric_probe_throughput_bytes_per_second{direction=\"send\",probe=\"tcp_multi\","
+                "target=\"node-b\"} 14000000000"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("verdict=\"stream_limited\"} 1"), std::string::npos);
-  EXPECT_NE(text.find("fabric_probe_failure_info{direction=\"send\",kind=\"tcp\",reason=\"auth\","
-                      "target=\"node-c\"} 1"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("fabric_probe_failure_info{direction=\"send\",probe=\"tcp_multi\",reason=\"auth\","
+                "target=\"node-c\"} 1"),
+      std::string::npos);
   EXPECT_EQ(text.find("not_in_catalogue"), std::string::npos);
 }
 

@@ -171,7 +171,7 @@ TEST(SchedulerTest, OverrunningProbeIsCountedAsTimeout) {
   }));
   Scheduler scheduler(std::move(tasks), clock, Seconds(0), 1);
   scheduler.RunDue();
-  EXPECT_EQ(scheduler.Stats()["storage"].runs["timeout"], 1u);
+  EXPECT_EQ(scheduler.Stats()["storage/"].runs["timeout"], 1u);
 }
 
 TEST(SchedulerTest, StopCancelsTheRunningProbeAndJoins) {
