@@ -29,7 +29,9 @@ class FakeClock : public Clock {
 ProbeTask Task(std::string name, double interval_s,
                std::function<ProbeOutcome(const CancelToken&)> run) {
   ProbeTask task;
-  task.name = std::move(name);
+  auto slash = name.find('/');
+  task.probe = name.substr(0, slash);
+  task.target = slash == std::string::npos ? "" : name.substr(slash + 1);
   task.timing.interval = Seconds(interval_s);
   task.timing.jitter_fraction = 0.1;
   task.timeout = Seconds(30);
