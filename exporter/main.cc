@@ -25,8 +25,14 @@ constexpr char kUsageHeader[] =
     "TCP, storage and real transfers. Serves /metrics, a landing page at /, /-/healthy and\n"
     "/-/ready. Settings come from flags, then the --config.file, then the defaults.\n\nFlags:\n";
 
-MetricSink BuildInfo() {
+// Series fixed for the process lifetime.
+MetricSink ConstantSeries(const ExporterOptions& options) {
   MetricSink sink;
+  sink.Info("fabric_exporter_config_info",
+            "SHA-256 of the config file the exporter started with (empty for the embedded "
+            "defaults): a change across restarts is configuration drift.",
+            {{"sha256", options.config_sha256}});
+  if (options.fleet) AddFleetInfo(*options.fleet, sink);
   sink.Info("fabric_exporter_build_info",
             "fabric_exporter's version, source revision, build type and compiler; always 1.",
             {{"version", build::kVersion},
@@ -103,7 +109,7 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  auto scraper = std::make_shared<Scraper>(std::move(collectors), BuildInfo());
+  auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options));
   LandingPageInfo landing = MakeLandingInfo(options);
   WebRoutes routes;
   routes.telemetry_path = options.telemetry_path;

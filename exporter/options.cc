@@ -1,5 +1,7 @@
 #include "exporter/options.h"
 
+#include <openssl/sha.h>
+
 #include <stdexcept>
 
 #include "common/strings.h"
@@ -17,6 +19,18 @@ std::string Pick(const FlagSet& flags, std::string_view flag, const ConfigNode& 
   return flags.GetString(flag);
 }
 
+std::string Sha256Hex(const std::string& data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  std::string hex;
+  for (unsigned char byte : digest) {
+    constexpr char kDigits[] = "0123456789abcdef";
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return hex;
+}
+
 // Reports a bad value against wherever it came from: the config key (with
 // file:line) when the file set it, else the flag.
 [[noreturn]] void Reject(const FlagSet& flags, std::string_view flag, const ConfigNode& section,
@@ -26,7 +40,7 @@ std::string Pick(const FlagSet& flags, std::string_view flag, const ConfigNode& 
 }
 
 void ValidateConfigShape(const ConfigNode& root, const std::vector<CollectorSpec>& table) {
-  root.ExpectMapWithKeys({"web", "log", "paths", "collectors"});
+  root.ExpectMapWithKeys({"web", "log", "paths", "collectors", "fleet"});
   root.Child("web").ExpectMapWithKeys(
       {"listen_address", "telemetry_path", "max_threads", "config_file"});
   root.Child("log").ExpectMapWithKeys({"level", "format"});
@@ -91,8 +105,11 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
   options.config_file = flags.GetString("config.file");
   options.check_config_only = flags.GetBool("config.check");
   if (!options.config_file.empty()) {
-    options.config = ConfigNode::LoadFile(options.config_file);
+    std::string contents;
+    options.config = ConfigNode::LoadFile(options.config_file, &contents);
+    options.config_sha256 = Sha256Hex(contents);
     ValidateConfigShape(options.config, table);
+    options.fleet = ParseFleet(options.config.Child("fleet"));
   }
   const ConfigNode& config = options.config;
   ConfigNode web = config.Child("web");

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "exporter/core/collector.h"
 #include "exporter/core/config_node.h"
+#include "exporter/fleet.h"
 
 namespace fabric {
 
@@ -26,6 +27,8 @@ struct ExporterOptions {
   std::string config_file;  // Empty: the embedded defaults.
   bool check_config_only = false;
   ConfigNode config;
+  std::string config_sha256;  // Of the config file's bytes; empty for the embedded defaults.
+  std::optional<Fleet> fleet;
   // Names of enabled collectors, in registry order.
   std::vector<std::string> enabled_collectors;
 };

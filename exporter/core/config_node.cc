@@ -1,10 +1,12 @@
 #include "exporter/core/config_node.h"
 
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <utility>
 
 #include "common/strings.h"
+#include "exporter/core/file_reader.h"
 
 namespace fabric {
 namespace {
@@ -35,14 +37,12 @@ std::string Describe(const YAML::Node& node) {
 ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string key_path)
     : node_(std::move(node)), file_(std::move(file)), key_path_(std::move(key_path)) {}
 
-ConfigNode ConfigNode::LoadFile(const std::string& path) {
-  try {
-    return ConfigNode(YAML::LoadFile(path), path, "");
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path + ": cannot open the config file");
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(MarkText(path, e.mark) + ": YAML syntax error: " + e.msg);
-  }
+ConfigNode ConfigNode::LoadFile(const std::string& path, std::string* contents) {
+  auto text = ReadTable(path, 1024 * 1024);
+  if (!text.ok())
+    throw ConfigError(path + ": cannot read the config file: " + text.error().message);
+  if (contents != nullptr) *contents = *text;
+  return LoadString(*text, path);
 }
 
 ConfigNode ConfigNode::LoadString(const std::string& text, const std::string& name) {
@@ -176,6 +176,60 @@ std::optional<double> ConfigNode::Double(std::string_view key, double min, doubl
                   std::to_string(max) + "]");
   }
   return parsed;
+}
+
+std::optional<double> ConfigNode::DurationSeconds(std::string_view key, double min,
+                                                  double max) const {
+  auto value = Scalar(key, "a duration such as 30s, 5m or 1h", true);
+  if (!value) return std::nullopt;
+  std::string_view text = value->Scalar();
+  double total = 0;
+  bool any = false;
+  while (!text.empty()) {
+    size_t digits = 0;
+    while (digits < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
+      ++digits;
+    }
+    auto number = ParseDouble(text.substr(0, digits));
+    text.remove_prefix(digits);
+    double unit = 0;
+    for (auto [suffix, seconds] : {std::pair<std::string_view, double>{"ms", 1e-3},
+                                   {"s", 1},
+                                   {"m", 60},
+                                   {"h", 3600},
+                                   {"d", 86400}}) {
+      if (text.substr(0, suffix.size()) == suffix) {
+        unit = seconds;
+        text.remove_prefix(suffix.size());
+        break;
+      }
+    }
+    if (!number || unit == 0) {
+      Fail(key, "expected a duration such as 30s, 5m or 1h, got " + Describe(*value));
+    }
+    total += *number * unit;
+    any = true;
+  }
+  if (!any) Fail(key, "expected a duration such as 30s, 5m or 1h, got " + Describe(*value));
+  if (total < min || total > max) {
+    Fail(key, "duration " + value->Scalar() + " is out of range [" + std::to_string(min) + "s, " +
+                  std::to_string(max) + "s]");
+  }
+  return total;
+}
+
+std::vector<ConfigNode> ConfigNode::Elements(std::string_view key) const {
+  std::vector<ConfigNode> out;
+  if (!node_.IsMap()) return out;
+  const YAML::Node& self = node_;
+  YAML::Node list = self[std::string(key)];
+  if (!list.IsDefined() || list.IsNull()) return out;
+  if (!list.IsSequence()) Fail(key, "expected a list, got " + Describe(list));
+  for (size_t i = 0; i < list.size(); ++i) {
+    out.emplace_back(list[i], file_, ChildPath(key) + "[" + std::to_string(i) + "]");
+  }
+  return out;
 }
 
 std::optional<std::vector<std::string>> ConfigNode::StringList(std::string_view key) const {

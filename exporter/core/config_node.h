@@ -27,7 +27,8 @@ class ConfigNode {
   ConfigNode(YAML::Node node, std::string file, std::string key_path);
 
   // Parses a file; a YAML syntax error throws ConfigError naming file:line.
-  static ConfigNode LoadFile(const std::string& path);
+  // `contents`, when given, receives the file's bytes (for a config hash).
+  static ConfigNode LoadFile(const std::string& path, std::string* contents = nullptr);
   static ConfigNode LoadString(const std::string& text, const std::string& name);
 
   bool present() const { return node_.IsDefined() && !node_.IsNull(); }
@@ -48,6 +49,11 @@ class ConfigNode {
   std::optional<int64_t> Int(std::string_view key, int64_t min, int64_t max) const;
   std::optional<double> Double(std::string_view key, double min, double max) const;
   std::optional<std::vector<std::string>> StringList(std::string_view key) const;
+  // A Prometheus-style duration ("90s", "5m", "1h30m", "250ms") in seconds.
+  std::optional<double> DurationSeconds(std::string_view key, double min, double max) const;
+  // The elements of a list of mappings (e.g. fleet.nodes), each addressable
+  // as key_path[i] in errors.
+  std::vector<ConfigNode> Elements(std::string_view key) const;
 
   // "file:line:col: key a.b.c: " for a message about `key` (or this node).
   std::string Where(std::string_view key = {}) const;

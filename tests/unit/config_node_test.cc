@@ -77,7 +77,9 @@ TEST(ConfigNodeTest, MissingFile) {
     ConfigNode::LoadFile("/nonexistent/fabric.yml");
     FAIL() << "no exception";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/fabric.yml: cannot open the config file");
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/fabric.yml: cannot read the config file: open "
+              "/nonexistent/fabric.yml: No such file or directory");
   }
 }
 
