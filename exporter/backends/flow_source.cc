@@ -36,6 +36,17 @@ Result<UniqueFd> OpenNetlink(int protocol) {
   return fd;
 }
 
+// The errno of a reply that starts with NLMSG_ERROR, else 0.
+int LeadingNetlinkErrno(const char* data, size_t length) {
+  nlmsghdr header;
+  if (length < NLMSG_HDRLEN + sizeof(int)) return 0;
+  std::memcpy(&header, data, sizeof(header));
+  if (header.nlmsg_type != NLMSG_ERROR) return 0;
+  int err = 0;
+  std::memcpy(&err, data + NLMSG_HDRLEN, sizeof(err));
+  return -err;
+}
+
 // Sends one dump request and feeds every reply buffer to `parse` until
 // NLMSG_DONE.
 Status Dump(int fd, const void* request, size_t length,
@@ -58,6 +69,11 @@ Status Dump(int fd, const void* request, size_t length,
     if (n == 0) return MakeError("netlink recv: socket closed before NLMSG_DONE");
     total += static_cast<size_t>(n);
     if (total > kMaxDumpBytes) return MakeError("netlink dump larger than 1 GiB");
+    if (int err = LeadingNetlinkErrno(buffer.data(), static_cast<size_t>(n)); IsAbsentErrno(err)) {
+      // No handler for this family or protocol (e.g. IPv6 disabled, or
+      // inet_diag not built): this host does not have it.
+      return MakeAbsent(std::string("netlink dump: ") + std::strerror(err));
+    }
     FABRIC_RETURN_IF_ERROR(parse(std::string_view(buffer.data(), static_cast<size_t>(n)), done));
   }
   return OkStatus();
@@ -80,10 +96,12 @@ Status DumpSockets(std::vector<SocketRecord>& out) {
     message.request.idiag_states =
         (1u << TCP_ESTABLISHED) | (1u << TCP_FIN_WAIT1) | (1u << TCP_CLOSE_WAIT);
     message.request.idiag_ext = (1u << (INET_DIAG_INFO - 1)) | (1u << (INET_DIAG_SKMEMINFO - 1));
-    FABRIC_RETURN_IF_ERROR(
+    auto dumped =
         Dump(fd->get(), &message, sizeof(message), [&](std::string_view buffer, bool& done) {
           return ParseInetDiagBuffer(buffer, out, done);
-        }));
+        });
+    if (dumped.absent() && family == AF_INET6) continue;  // A kernel without IPv6.
+    if (!dumped.ok()) return dumped;
   }
   return OkStatus();
 }
