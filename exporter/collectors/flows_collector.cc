@@ -1,6 +1,8 @@
 #include "exporter/collectors/flows_collector.h"
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,7 @@ namespace fabric {
 namespace {
 
 constexpr char kPrefix[] = "fabric_flows_";
+constexpr std::chrono::seconds kMinDumpInterval{1};
 
 // "22", "6800-7300".
 PortRange ParsePortRange(const ConfigNode& apps, const std::string& name, const std::string& s) {
@@ -82,11 +85,20 @@ class FlowsCollector : public Collector {
       return OkStatus();
     }
     if (!live_) return OkStatus();  // A fixture tree without a recording.
+    // Scrapes closer together than this (a second Prometheus, a curl) are
+    // served the last result: rates over a few jiffies would be noise, and
+    // hammering /metrics must not multiply the socket dumps.
+    const auto now = std::chrono::steady_clock::now();
+    if (last_report_ && now - last_dump_ < kMinDumpInterval) {
+      Emit(*last_report_, tracker_.tracked_sockets(), sink);
+      return OkStatus();
+    }
     auto snapshot = live_->Snapshot();
     if (snapshot.absent()) return OkStatus();
     if (!snapshot.ok()) return Unexpected{snapshot.error()};
-    FlowReport report = tracker_.Update(*snapshot);
-    Emit(report, tracker_.tracked_sockets(), sink);
+    last_report_ = tracker_.Update(*snapshot);
+    last_dump_ = now;
+    Emit(*last_report_, tracker_.tracked_sockets(), sink);
     return OkStatus();
   }
 
@@ -171,6 +183,8 @@ class FlowsCollector : public Collector {
   FlowTracker tracker_;
   std::unique_ptr<FlowSource> live_;
   std::vector<FlowSnapshot> recording_;
+  std::optional<FlowReport> last_report_;
+  std::chrono::steady_clock::time_point last_dump_;
 };
 
 }  // namespace

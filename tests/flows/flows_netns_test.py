@@ -149,7 +149,9 @@ def inside():
         with Exporter("--config.file=" + config, "--no-collector.softnet") as exporter:
             empty = exporter.metrics()
             procs.append(start(NS_SEND, "idle", "--to", "198.18.9.2:5009", "--count", "2000"))
+            time.sleep(1.1)  # Scrapes within 1 s of a dump reuse it.
             idle1 = exporter.metrics()
+            time.sleep(1.1)
             idle2 = exporter.metrics()
             check(series(idle2, "fabric_flows_sockets").get("") == 2000,
                   f"2000 idle sockets counted: {series(idle2, 'fabric_flows_sockets')}")
@@ -168,6 +170,7 @@ def inside():
             exporter.metrics()
             time.sleep(3)
             got = exporter.metrics()
+            again = exporter.metrics()  # Within a second: the same result, no new dump.
         print("\n".join(l for l in got.splitlines()
                         if l.startswith(("fabric_flows_bulk_flows", "fabric_flows_goodput",
                                          'fabric_scrape_collector_success{collector="flows"'))))
@@ -187,6 +190,9 @@ def inside():
         check(len(goodput) == 1 and abs(goodput[0] / SHAPED_RATE_BYTES - 1) < 0.05,
               f"1 Gbit/s TBF flow goodput {goodput} within 5% of {SHAPED_RATE_BYTES:.0f} B/s")
         check(bulk() == 5, f"exactly the five bulk flows, got {bulk()}")
+        check(series(again, "fabric_flows_goodput_bytes_per_second")
+              == series(got, "fabric_flows_goodput_bytes_per_second"),
+              "a scrape within 1 s of the last reuses its result")
         transferred = find(got, "fabric_flows_transferred_bytes_total", application="shaped")
         check(len(transferred) == 1 and transferred[0] > 0.9 * 3 * SHAPED_RATE_BYTES,
               f"transferred bytes counted for the shaped flow: {transferred}")
