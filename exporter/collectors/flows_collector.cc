@@ -42,7 +42,7 @@ FlowsSettings ParseSettings(const ConfigNode& node) {
     }
   }
   if (auto interfaces = node.StringList("interfaces")) settings.interfaces = *interfaces;
-  if (auto threshold = node.Double("bulk_threshold_bytes_per_second", 0, 1e12)) {
+  if (auto threshold = node.Double("bulk_threshold_bytes_per_second", 1, 1e12)) {
     settings.bulk_threshold_bytes_per_second = *threshold;
   }
   if (auto max = node.Int("max_series", 1, 100000)) settings.max_series = static_cast<size_t>(*max);

@@ -57,6 +57,9 @@ TEST(FlowsCollectorTest, BadSettingsNameFileLineAndKey) {
       {"collectors:\n  flows:\n    recording: missing.rec\n",
        "key collectors.flows.recording: open"},
       {"collectors:\n  flows:\n    max_series: 0\n", "key collectors.flows.max_series"},
+      // Zero would make every idle socket "bulk".
+      {"collectors:\n  flows:\n    bulk_threshold_bytes_per_second: 0\n",
+       "key collectors.flows.bulk_threshold_bytes_per_second: value 0 is out of range"},
   };
   for (const auto& c : cases) {
     std::string error = ConfigErrorOf(c.yaml);
