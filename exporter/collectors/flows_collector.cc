@@ -81,7 +81,7 @@ class FlowsCollector : public Collector {
       FlowTracker replay(settings_);
       FlowReport report;
       for (const auto& snapshot : recording_) report = replay.Update(snapshot);
-      Emit(report, replay.tracked_sockets(), sink);
+      Emit(report, sink);
       return OkStatus();
     }
     if (!live_) return OkStatus();  // A fixture tree without a recording.
@@ -90,7 +90,7 @@ class FlowsCollector : public Collector {
     // hammering /metrics must not multiply the socket dumps.
     const auto now = std::chrono::steady_clock::now();
     if (last_report_ && now - last_dump_ < kMinDumpInterval) {
-      Emit(*last_report_, tracker_.tracked_sockets(), sink);
+      Emit(*last_report_, sink);
       return OkStatus();
     }
     auto snapshot = live_->Snapshot();
@@ -98,7 +98,7 @@ class FlowsCollector : public Collector {
     if (!snapshot.ok()) return Unexpected{snapshot.error()};
     last_report_ = tracker_.Update(*snapshot);
     last_dump_ = now;
-    Emit(*last_report_, tracker_.tracked_sockets(), sink);
+    Emit(*last_report_, sink);
     return OkStatus();
   }
 
@@ -109,15 +109,12 @@ class FlowsCollector : public Collector {
     return {{"peer", key.peer}, {"application", key.application}, {"limiter", key.limiter}};
   }
 
-  void Emit(const FlowReport& report, size_t tracked, MetricSink& sink) const {
+  void Emit(const FlowReport& report, MetricSink& sink) const {
     sink.Gauge(Name("sockets"),
-               "TCP sockets on the fabric's local addresses that can carry data, bulk or idle. "
+               "TCP sockets on the fabric's local addresses that can carry data, bulk or idle; "
+               "the exporter keeps a few counters per socket for them and forgets closed ones. "
                "Only this count grows with idle connections; the per-peer series do not.",
                {}, static_cast<double>(report.sockets));
-    sink.Gauge(Name("tracked_sockets"),
-               "Sockets whose previous TCP_INFO the exporter keeps to compute rates (bounded by "
-               "the sockets present; closed sockets are forgotten).",
-               {}, static_cast<double>(tracked));
     sink.Gauge(Name("bulk_threshold_bytes_per_second"),
                "Goodput from which a flow counts as bulk and is exported "
                "(collectors.flows.bulk_threshold_bytes_per_second).",
