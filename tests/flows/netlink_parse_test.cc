@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <random>
 #include <string>
 
 namespace fabric {
@@ -169,6 +170,29 @@ TEST(NetlinkParseTest, AddressesAndLinks) {
   done = false;
   ASSERT_TRUE(ParseLinkBuffer(Message(RTM_NEWLINK, link_payload), names, done).ok());
   EXPECT_EQ(names[7], "fl9a0");
+}
+
+// Garbage and every truncation of a valid reply must fail or parse, never
+// read out of bounds (the ASan build runs this too).
+TEST(NetlinkParseTest, SurvivesGarbageAndTruncation) {
+  std::string valid = DiagMessage(sizeof(tcp_info), 1) + DiagMessage(40, 2) + Done();
+  for (size_t cut = 0; cut <= valid.size(); ++cut) {
+    std::vector<SocketRecord> out;
+    bool done = false;
+    (void)ParseInetDiagBuffer(std::string_view(valid).substr(0, cut), out, done);
+  }
+  std::mt19937 rng(9);
+  for (int i = 0; i < 2000; ++i) {
+    std::string noise = valid;
+    for (int flips = 0; flips < 4; ++flips) noise[rng() % noise.size()] = static_cast<char>(rng());
+    std::vector<SocketRecord> sockets;
+    std::vector<InterfaceAddress> addresses;
+    std::map<uint32_t, std::string> names;
+    bool done = false;
+    (void)ParseInetDiagBuffer(noise, sockets, done);
+    (void)ParseIfAddrBuffer(noise, addresses, done);
+    (void)ParseLinkBuffer(noise, names, done);
+  }
 }
 
 }  // namespace
