@@ -1,5 +1,6 @@
 #include "exporter/collectors/collector_table.h"
 
+#include "exporter/collectors/flows_collector.h"
 #include "exporter/collectors/sockbuf_collector.h"
 #include "exporter/collectors/softnet_collector.h"
 #include "exporter/collectors/tcp_collector.h"
@@ -8,6 +9,12 @@ namespace fabric {
 
 const std::vector<CollectorSpec>& CollectorTable() {
   static const std::vector<CollectorSpec> table = {
+      {"flows",
+       true,
+       "live TCP transfers on the fabric: goodput, limiter, application (sock_diag)",
+       {"local_addresses", "interfaces", "bulk_threshold_bytes_per_second", "applications",
+        "max_series", "recording"},
+       &MakeFlowsCollector},
       {"sockbuf",
        true,
        "socket-buffer and packet-budget sysctls (/proc/sys/net)",

@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -100,6 +102,11 @@ Result<std::string> ReadLink(const std::string& path) {
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
   if (n < 0) return ErrnoError("readlink", path, errno);
   return std::string(buf, static_cast<size_t>(n));
+}
+
+bool IsProcfsMount(const std::string& path) {
+  struct statfs fs {};
+  return ::statfs(path.c_str(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 }
 
 }  // namespace fabric

@@ -27,6 +27,12 @@ Result<std::string> ReadTable(const std::string& path, size_t cap = kDefaultTabl
 // Names in a directory, sorted, without "." and "..".
 Result<std::vector<std::string>> ListDirectory(const std::string& path);
 
+// True when `path` is a mounted procfs (the host's /proc or a container's
+// /host/proc), false for a plain directory such as a fixture tree. Sources
+// that are not files (netlink) are live only over a live procfs, so a fixture
+// tree never shows the machine running the tests.
+bool IsProcfsMount(const std::string& path);
+
 // Resolves a symlink's target (sysfs uses them for device topology).
 Result<std::string> ReadLink(const std::string& path);
 

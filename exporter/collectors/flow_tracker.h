@@ -1,0 +1,145 @@
+// The flows collector's arithmetic, free of I/O: which sockets are on the
+// fabric, which application and limiter each belongs to, goodput from deltas
+// between two dumps, and the bounded aggregation by peer x application x
+// limiter that is exported (never one series per socket).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "exporter/parse/flow_types.h"
+#include "exporter/parse/ip_address.h"
+
+namespace fabric {
+
+struct PortRange {
+  uint16_t first = 0;
+  uint16_t last = 0;
+};
+
+struct Application {
+  std::string name;
+  std::vector<PortRange> ports;
+};
+
+// ssh 22, rsync 873, nfs 2049, smb 445, iscsi 3260, iperf3 5201, the fabric
+// probe responder 9878, ceph 6789 and 6800-7300.
+std::vector<Application> DefaultApplications();
+
+// The application of a connection from its well-known port: whichever of
+// the two ports is in the table (the lower one when both are, since servers
+// listen on the low port); "other" when neither is.
+std::string_view ClassifyApplication(const std::vector<Application>& apps, uint16_t local_port,
+                                     uint16_t remote_port);
+
+enum class Limiter {
+  kReceiverWindow,  // The peer's advertised window ran out (tcpi_rwnd_limited).
+  kSendBuffer,      // Everything in the send buffer was in flight (tcpi_sndbuf_limited).
+  kNetwork,         // Busy, limited by neither: the congestion window / path.
+  kApplication,     // Not busy: the application gave TCP nothing to send.
+  kRemoteSender,    // The flow mostly receives here: the limit is decided at the peer.
+  kUnknown,         // This kernel's tcp_info has no busy/rwnd/sndbuf chronographs.
+};
+std::string_view LimiterName(Limiter limiter);
+
+// Chronograph deltas over one interval, microseconds. busy includes the
+// rwnd- and sndbuf-limited time (the kernel's tcpi_busy_time is their sum
+// with plain busy time).
+struct LimiterTimes {
+  double interval_us = 0;
+  double busy_us = 0;
+  double rwnd_limited_us = 0;
+  double sndbuf_limited_us = 0;
+};
+// The limiter that held the flow longest in the interval.
+Limiter ClassifyLimiter(const LimiterTimes& t);
+
+struct FlowsSettings {
+  // A socket is on the fabric when its local address is in one of these
+  // prefixes or belongs to one of these interfaces; with both empty, any
+  // non-loopback address of the host.
+  std::vector<IpPrefix> local_prefixes;
+  std::vector<std::string> interfaces;
+  double bulk_threshold_bytes_per_second = 1e6;
+  std::vector<Application> applications = DefaultApplications();
+  // Aggregates beyond this many (by goodput) fold into peer="other".
+  size_t max_series = 100;
+  // A counter series nothing has added to for this long is forgotten.
+  double counter_expiry_seconds = 900;
+};
+
+struct AggregateKey {
+  std::string peer;
+  std::string application;
+  std::string limiter;
+  auto operator<=>(const AggregateKey&) const = default;
+};
+
+// The fastest flow of an aggregate, with the sizes that decide its ceiling:
+// goodput <= window / RTT for each window.
+struct BestFlow {
+  double goodput = 0;
+  double rtt_seconds = 0;
+  std::optional<double> delivery_rate;
+  std::optional<double> congestion_window_bytes;
+  std::optional<double> peer_receive_window_bytes;
+  std::optional<double> receive_space_bytes;
+  std::optional<double> send_buffer_bytes;
+  std::optional<double> receive_buffer_bytes;
+};
+
+struct ActiveAggregate {
+  int bulk_flows = 0;
+  double goodput = 0;  // Bytes per second, summed over the flows.
+  BestFlow best;
+};
+
+struct AggregateCounters {
+  double bytes = 0;
+  double retransmits = 0;
+  double last_update = 0;  // Monotonic seconds.
+};
+
+struct FlowReport {
+  size_t sockets = 0;  // On-fabric sockets in this dump, bulk or not.
+  std::map<AggregateKey, ActiveAggregate> active;
+  const std::map<AggregateKey, AggregateCounters>* counters = nullptr;
+};
+
+class FlowTracker {
+ public:
+  explicit FlowTracker(FlowsSettings settings) : settings_(std::move(settings)) {}
+
+  // Compares `snapshot` with the previous one. A socket's first appearance
+  // only sets its baseline; sockets gone from the dump are forgotten.
+  FlowReport Update(const FlowSnapshot& snapshot);
+
+  size_t tracked_sockets() const { return sockets_.size(); }
+
+ private:
+  struct SocketState {
+    double time = 0;
+    uint64_t acked = 0;
+    uint64_t received = 0;
+    uint64_t busy_us = 0;
+    uint64_t rwnd_us = 0;
+    uint64_t sndbuf_us = 0;
+    uint32_t retrans = 0;
+  };
+
+  std::vector<IpAddress> LocalAddresses(const FlowSnapshot& snapshot) const;
+  bool OnFabric(const IpAddress& local, const std::vector<IpAddress>& addresses) const;
+  AggregateCounters& CountersFor(const AggregateKey& key);
+
+  FlowsSettings settings_;
+  std::unordered_map<uint64_t, SocketState> sockets_;
+  std::map<AggregateKey, AggregateCounters> counters_;
+};
+
+}  // namespace fabric
