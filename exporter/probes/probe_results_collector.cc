@@ -37,7 +37,9 @@ constexpr ValueDoc kValueCatalogue[] = {
   {"per_stream_ceiling_bytes_per_second", "Best single-stream throughput seen in a sweep."},
   {"route_mtu_bytes", "MTU of the kernel's route to the peer."},
   {"egress_matches_expected", "1 if the route to the peer leaves through the configured fabric interface."},
-  {"jumbo_frames_pass", "1 if a full-size frame of the fleet's MTU with DF set reached the peer's responder."},
+  {"jumbo_frames_pass",
+   "1 if an ICMP echo of the path's expected MTU with Don't Fragment set came back from the peer."},
+  {"jumbo_frame_bytes", "Size of the DF-set echo the jumbo check sent: the path's expected MTU."},
 };
 // clang-format on
 
@@ -60,6 +62,15 @@ class ProbeResultsCollector : public Collector {
                  key, r.success ? 1 : 0);
       sink.Gauge("fabric_probe_run_duration_seconds", "Wall time of the probe's last run.", key,
                  r.duration_seconds);
+      if (!r.info.empty()) {
+        LabelPairs labels = key;
+        for (const auto& [name, value] : r.info) labels.emplace_back(name, value);
+        sink.Info("fabric_probe_info",
+                  "Descriptive labels of the probe's last run, e.g. for path probes the egress "
+                  "interface and source address the kernel's route chose, and the expected "
+                  "interface.",
+                  labels);
+      }
       if (!r.success) {
         LabelPairs labels = key;
         labels.emplace_back("reason", r.failure_reason);

@@ -49,6 +49,9 @@ std::string Serialize(const std::vector<ProbeRecord>& records) {
     out << YAML::EndMap;
     out << YAML::Key << "verdicts" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, raised] : r.verdicts) out << YAML::Key << name << YAML::Value << raised;
+    out << YAML::EndMap;
+    out << YAML::Key << "info" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, value] : r.info) out << YAML::Key << name << YAML::Value << value;
     out << YAML::EndMap << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;

@@ -34,6 +34,9 @@ struct ProbeRecord {
   double duration_seconds = 0;
   std::map<std::string, double> values;  // Metric suffix -> value.
   std::map<std::string, bool> verdicts;  // Self-check name -> raised.
+  // Descriptive labels of the last run (e.g. the path's egress interface),
+  // exported on fabric_probe_info.
+  std::map<std::string, std::string> info;
 };
 
 class ResultStore {

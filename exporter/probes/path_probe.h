@@ -1,0 +1,18 @@
+// The path probe (kind `path`, cheap, default every minute): for one peer,
+// the kernel's route (egress interface, source address, MTU) against the
+// fleet config's expectation, and whether a full-size frame with DF set gets
+// through. Field shape 13: routes that silently used a 10 GbE onboard NIC, and
+// MTU 9000 on one side against 1500 on the other.
+#pragma once
+
+#include <chrono>
+
+#include "exporter/fleet.h"
+#include "exporter/probes/result_store.h"
+
+namespace fabric {
+
+ProbeRecord RunPathProbe(const FleetNode& self, const FleetNode& peer,
+                         std::chrono::milliseconds echo_timeout);
+
+}  // namespace fabric
