@@ -1,5 +1,7 @@
 #include "exporter/collectors/collector_table.h"
 
+#include "exporter/collectors/netdev_collector.h"
+#include "exporter/collectors/rdma_collector.h"
 #include "exporter/collectors/sockbuf_collector.h"
 #include "exporter/collectors/softnet_collector.h"
 #include "exporter/collectors/tcp_collector.h"
@@ -8,6 +10,17 @@ namespace fabric {
 
 const std::vector<CollectorSpec>& CollectorTable() {
   static const std::vector<CollectorSpec> table = {
+      {"netdev",
+       true,
+       "NIC link state, counters, pause and typed driver statistics (sysfs, ethtool)",
+       {"interfaces", "device_include", "device_exclude", "queue_stats", "driver_stats_include",
+        "ethtool_source"},
+       &MakeNetdevCollector},
+      {"rdma",
+       true,
+       "RDMA port state, rate, port and hw counters (/sys/class/infiniband)",
+       {},
+       &MakeRdmaCollector},
       {"sockbuf",
        true,
        "socket-buffer and packet-budget sysctls (/proc/sys/net)",
