@@ -25,6 +25,15 @@ std::string Pick(const FlagSet& flags, std::string_view flag, const ConfigNode& 
   throw std::invalid_argument("--" + std::string(flag) + ": " + problem);
 }
 
+// "driver_stats_include" -> "collector.netdev.driver-stats-include".
+std::string SettingFlag(std::string_view collector, std::string_view key) {
+  std::string dashed(key);
+  for (char& c : dashed) {
+    if (c == '_') c = '-';
+  }
+  return "collector." + std::string(collector) + "." + dashed;
+}
+
 void ValidateConfigShape(const ConfigNode& root, const std::vector<CollectorSpec>& table) {
   root.ExpectMapWithKeys({"web", "log", "paths", "collectors"});
   root.Child("web").ExpectMapWithKeys({"listen_address", "telemetry_path", "max_threads"});
@@ -75,6 +84,12 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table) {
     flags.AddBool("collector." + std::string(spec.name),
                   "collector " + std::string(spec.name) + ": " + std::string(spec.summary),
                   spec.enabled_by_default);
+    for (auto key : spec.flag_keys) {
+      flags.AddString(SettingFlag(spec.name, key), "VALUE",
+                      "sets collectors." + std::string(spec.name) + "." + std::string(key) +
+                          " (see deploy/examples/fabric_exporter.yml)",
+                      "");
+    }
   }
   flags.AddBool("version", "print the version and exit", false);
   flags.AddBool("help", "print this help and exit", false);
@@ -89,6 +104,15 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
   if (!options.config_file.empty()) {
     options.config = ConfigNode::LoadFile(options.config_file);
     ValidateConfigShape(options.config, table);
+  }
+  for (const auto& spec : table) {
+    for (auto key : spec.flag_keys) {
+      std::string flag = SettingFlag(spec.name, key);
+      if (!flags.IsSet(flag)) continue;
+      options.config =
+          options.config.WithOverride({"collectors", std::string(spec.name), std::string(key)},
+                                      flags.GetString(flag), "flag --" + flag);
+    }
   }
   const ConfigNode& config = options.config;
   ConfigNode web = config.Child("web");

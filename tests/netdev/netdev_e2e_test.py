@@ -59,6 +59,18 @@ class NetdevE2eTest(unittest.TestCase):
             'fabric_netdev_driver_statistic{device="ens1f1np1",statistic="tx_queue_stopped"}',
         ])
 
+    def test_include_by_flag(self):
+        with Exporter(*PATHS, "--collector.netdev.driver-stats-include=^rx_cache_reuse$") as e:
+            got = samples(e.metrics())
+        untyped = sorted(k for k in got if k.startswith("fabric_netdev_driver_statistic"))
+        self.assertEqual(untyped, [])  # mlx5 here has no rx_cache_reuse: nothing, no error.
+        with Exporter(*PATHS, "--collector.netdev.driver-stats-include=^ch_poll$",
+                      "--collector.netdev.queue-stats=false") as e:
+            got = samples(e.metrics())
+        self.assertEqual(got['fabric_netdev_driver_statistic{device="ens1f0np0",statistic="ch_poll"}'],
+                         91230044)
+        self.assertFalse([k for k in got if k.startswith("fabric_netdev_queue_")])
+
     def test_bad_settings_stop_start_up_naming_file_line_and_key(self):
         config = with_config("collectors:\n  netdev:\n    ethtool_source: guess\n")
         try:
