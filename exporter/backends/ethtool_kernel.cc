@@ -215,6 +215,7 @@ class KernelEthtoolBackend : public EthtoolBackend {
 #ifdef FABRIC_WITH_LIBNL
   // A non-absent error here means "no usable ethtool netlink".
   Result<EthtoolPause> NetlinkPause(const std::string& ifname) {
+    if (no_ethtool_family_) return MakeError("no ethtool generic netlink family");
     if (!nl_) {
       NlSock sock(nl_socket_alloc());
       if (!sock) return MakeError("nl_socket_alloc failed");
@@ -222,7 +223,11 @@ class KernelEthtoolBackend : public EthtoolBackend {
         return MakeError(std::string("genl_connect: ") + nl_geterror(err));
       }
       family_ = genl_ctrl_resolve(sock.get(), ETHTOOL_GENL_NAME);
-      if (family_ < 0) return MakeError("no ethtool generic netlink family");
+      if (family_ < 0) {
+        // Kernels before 5.6: not going to appear later, stop asking.
+        no_ethtool_family_ = true;
+        return MakeError("no ethtool generic netlink family");
+      }
       // One request, one reply: no ACK to wait for.
       nl_socket_disable_auto_ack(sock.get());
       nl_ = std::move(sock);
@@ -263,6 +268,7 @@ class KernelEthtoolBackend : public EthtoolBackend {
 
   NlSock nl_;
   int family_ = -1;
+  bool no_ethtool_family_ = false;
 #endif
 
   UniqueFd socket_;
