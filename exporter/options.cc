@@ -39,6 +39,15 @@ std::string Sha256Hex(const std::string& data) {
   throw std::invalid_argument("--" + std::string(flag) + ": " + problem);
 }
 
+// "driver_stats_include" -> "collector.netdev.driver-stats-include".
+std::string SettingFlag(std::string_view collector, std::string_view key) {
+  std::string dashed(key);
+  for (char& c : dashed) {
+    if (c == '_') c = '-';
+  }
+  return "collector." + std::string(collector) + "." + dashed;
+}
+
 void ValidateConfigShape(const ConfigNode& root, const std::vector<CollectorSpec>& table) {
   root.ExpectMapWithKeys({"web", "log", "paths", "collectors", "fleet"});
   root.Child("web").ExpectMapWithKeys(
@@ -93,6 +102,12 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table) {
     flags.AddBool("collector." + std::string(spec.name),
                   "collector " + std::string(spec.name) + ": " + std::string(spec.summary),
                   spec.enabled_by_default);
+    for (auto key : spec.flag_keys) {
+      flags.AddString(SettingFlag(spec.name, key), "VALUE",
+                      "sets collectors." + std::string(spec.name) + "." + std::string(key) +
+                          " (see deploy/examples/fabric_exporter.yml)",
+                      "");
+    }
   }
   flags.AddBool("version", "print the version and exit", false);
   flags.AddBool("help", "print this help and exit", false);
@@ -110,6 +125,15 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
     options.config_sha256 = Sha256Hex(contents);
     ValidateConfigShape(options.config, table);
     options.fleet = ParseFleet(options.config.Child("fleet"));
+  }
+  for (const auto& spec : table) {
+    for (auto key : spec.flag_keys) {
+      std::string flag = SettingFlag(spec.name, key);
+      if (!flags.IsSet(flag)) continue;
+      options.config =
+          options.config.WithOverride({"collectors", std::string(spec.name), std::string(key)},
+                                      flags.GetString(flag), "flag --" + flag);
+    }
   }
   const ConfigNode& config = options.config;
   ConfigNode web = config.Child("web");

@@ -1,6 +1,8 @@
 #include "exporter/collectors/collector_table.h"
 
 #include "exporter/collectors/flows_collector.h"
+#include "exporter/collectors/netdev_collector.h"
+#include "exporter/collectors/rdma_collector.h"
 #include "exporter/collectors/sockbuf_collector.h"
 #include "exporter/collectors/softnet_collector.h"
 #include "exporter/collectors/tcp_collector.h"
@@ -15,6 +17,19 @@ const std::vector<CollectorSpec>& CollectorTable() {
        {"local_addresses", "interfaces", "bulk_threshold_bytes_per_second", "applications",
         "max_series", "recording"},
        &MakeFlowsCollector},
+      {"netdev",
+       true,
+       "NIC link state, counters, pause and typed driver statistics (sysfs, ethtool)",
+       {"interfaces", "device_include", "device_exclude", "queue_stats", "driver_stats_include",
+        "ethtool_source"},
+       &MakeNetdevCollector,
+       {"device_include", "device_exclude", "queue_stats", "driver_stats_include",
+        "ethtool_source"}},
+      {"rdma",
+       true,
+       "RDMA port state, rate, port and hw counters (/sys/class/infiniband)",
+       {},
+       &MakeRdmaCollector},
       {"sockbuf",
        true,
        "socket-buffer and packet-budget sysctls (/proc/sys/net)",

@@ -40,6 +40,10 @@ struct CollectorSpec {
   // registry rejects any other key before the factory runs.
   std::vector<std::string_view> setting_keys;
   std::function<std::unique_ptr<Collector>(const CollectorContext&)> factory;
+  // Setting keys (string or boolean) that also get a command-line flag
+  // --collector.NAME.KEY, underscores written as dashes; a flag given
+  // replaces the config file's value.
+  std::vector<std::string_view> flag_keys = {};
 };
 
 }  // namespace fabric

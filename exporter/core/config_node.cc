@@ -58,7 +58,33 @@ std::string ConfigNode::ChildPath(std::string_view key) const {
   return key_path_ + "." + std::string(key);
 }
 
+ConfigNode ConfigNode::WithOverride(const std::vector<std::string>& path, const std::string& value,
+                                    const std::string& origin) const {
+  ConfigNode copy = *this;
+  // yaml-cpp's Node::operator= writes through to the referenced node;
+  // reset() rebinds, so the original stays untouched.
+  copy.node_.reset(node_.IsMap() ? YAML::Clone(node_) : YAML::Node(YAML::NodeType::Map));
+  YAML::Node at;
+  at.reset(copy.node_);
+  std::string dotted = key_path_;
+  for (size_t i = 0; i < path.size(); ++i) {
+    dotted += (dotted.empty() ? "" : ".") + path[i];
+    if (i + 1 == path.size()) {
+      at[path[i]] = value;
+      break;
+    }
+    if (!at[path[i]].IsMap()) at[path[i]] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node next = at[path[i]];
+    at.reset(next);
+  }
+  copy.origins_[dotted] = origin;
+  return copy;
+}
+
 std::string ConfigNode::Where(std::string_view key) const {
+  if (auto it = origins_.find(key.empty() ? key_path_ : ChildPath(key)); it != origins_.end()) {
+    return it->second + ": key " + it->first + ": ";
+  }
   YAML::Mark mark = node_.IsDefined() ? node_.Mark() : YAML::Mark::null_mark();
   if (!key.empty() && node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
@@ -122,7 +148,9 @@ ConfigNode ConfigNode::Child(std::string_view key) const {
   // calls; represent it as an empty node instead.
   // (yaml-cpp nodes have reference semantics: assigning to `child` would
   // write through it, so build a fresh node.)
-  return ConfigNode(child.IsDefined() ? child : YAML::Node(), file_, ChildPath(key));
+  ConfigNode out(child.IsDefined() ? child : YAML::Node(), file_, ChildPath(key));
+  out.origins_ = origins_;
+  return out;
 }
 
 std::optional<YAML::Node> ConfigNode::Scalar(std::string_view key, std::string_view expected,

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,12 @@ class ConfigNode {
   // as key_path[i] in errors.
   std::vector<ConfigNode> Elements(std::string_view key) const;
 
+  // A copy in which the scalar at `path` (keys from this node down) is
+  // `value`, creating mappings on the way. Messages about that key then name
+  // `origin` (e.g. the flag that set it) instead of a file position.
+  ConfigNode WithOverride(const std::vector<std::string>& path, const std::string& value,
+                          const std::string& origin) const;
+
   // "file:line:col: key a.b.c: " for a message about `key` (or this node).
   std::string Where(std::string_view key = {}) const;
   [[noreturn]] void Fail(std::string_view key, const std::string& problem) const;
@@ -72,6 +79,8 @@ class ConfigNode {
   YAML::Node node_;
   std::string file_;
   std::string key_path_;
+  // Dotted key path -> where an overridden value came from.
+  std::map<std::string, std::string> origins_;
 };
 
 }  // namespace fabric

@@ -26,7 +26,8 @@ class BrokenTree:
 
     def __enter__(self):
         self.tmp = tempfile.mkdtemp(prefix="fabric-broken-")
-        shutil.copytree(os.path.join(FIXTURES, "h200"), os.path.join(self.tmp, "tree"))
+        shutil.copytree(os.path.join(FIXTURES, "h200"), os.path.join(self.tmp, "tree"),
+                        symlinks=True)  # sysfs links are kept as links, as captured
         path = os.path.join(self.tmp, "tree", self.relative)
         os.remove(path)
         if self.make_dir:

@@ -1,0 +1,46 @@
+// EthtoolBackend: where the netdev collector gets what only ethtool knows
+// (driver, driver statistics, pause, channels, rings). The kernel backend asks
+// the running kernel (ioctl SIOCETHTOOL and ethtool netlink); the fixture
+// backend reads recorded `ethtool` output from a fixture tree, so the whole
+// exporter runs on a captured host in tests.
+//
+// Every method returns an absent error (Result::absent()) when the interface
+// or driver does not support the request: veth has no pause statistics,
+// virtio no ring parameters on old kernels, and a recording may lack a file.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "exporter/core/sysroot.h"
+#include "exporter/parse/ethtool_parse.h"
+
+namespace fabric {
+
+class EthtoolBackend {
+ public:
+  virtual ~EthtoolBackend() = default;
+  virtual Result<EthtoolDriverInfo> DriverInfo(const std::string& ifname) = 0;
+  virtual Result<EthtoolStats> Stats(const std::string& ifname) = 0;
+  virtual Result<EthtoolPause> Pause(const std::string& ifname) = 0;
+  virtual Result<EthtoolLimits> Channels(const std::string& ifname) = 0;
+  virtual Result<EthtoolLimits> Rings(const std::string& ifname) = 0;
+};
+
+// The running kernel, in the exporter's network namespace.
+std::unique_ptr<EthtoolBackend> MakeKernelEthtoolBackend();
+
+// Recorded output under <sysfs>/class/net/<if>/ethtool.recorded/: any number of
+// files, each starting with the command line it recorded ("# ethtool -S
+// ens1f0np0") followed by that command's output.
+std::unique_ptr<EthtoolBackend> MakeFixtureEthtoolBackend(const SysRoot& root);
+
+// The directory holding an interface's recorded ethtool output.
+std::string RecordedEthtoolDir(const SysRoot& root, const std::string& ifname);
+
+// True when `path` is a mounted sysfs (statfs magic), i.e. a live kernel's
+// view rather than a captured tree: the rule `ethtool_source: auto` uses.
+bool IsMountedSysfs(const std::string& path);
+
+}  // namespace fabric

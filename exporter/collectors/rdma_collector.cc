@@ -1,0 +1,278 @@
+#include "exporter/collectors/rdma_collector.h"
+
+#include <string>
+#include <vector>
+
+#include "common/strings.h"
+#include "exporter/core/file_reader.h"
+#include "exporter/parse/sysctl_parse.h"
+#include "exporter/parse/sysfs_values.h"
+
+namespace fabric {
+namespace {
+
+struct RdmaCounter {
+  const char* file;
+  const char* metric;
+  const char* help;
+  const char* label = nullptr;  // Extra label name (direction, op, side) ...
+  const char* value = nullptr;  // ... and its value.
+  double scale = 1;
+};
+
+constexpr char kBytesHelp[] =
+    "Data bytes sent/received on the RDMA port (counters/port_{xmit,rcv}_data, which count "
+    "4-octet words, times 4). Covers RDMA traffic the netdev byte counters may not see.";
+constexpr char kPacketsHelp[] = "Packets sent/received on the RDMA port.";
+constexpr char kUnicastHelp[] = "Unicast packets sent/received on the RDMA port.";
+constexpr char kMulticastHelp[] = "Multicast packets sent/received on the RDMA port.";
+constexpr char kConstraintHelp[] =
+    "Packets dropped by the port's partition-key or raw-packet constraints.";
+constexpr char kRequestsHelp[] =
+    "RDMA requests this port's responder received, by operation (hw_counters rx_*_requests).";
+constexpr char kCqeHelp[] =
+    "Work completions with an error, by side (requester: this host initiated; responder: a peer "
+    "did). hw_counters req_cqe_error / resp_cqe_error.";
+constexpr char kFlushHelp[] =
+    "Work requests completed with flush error because their queue pair went to error, by side.";
+constexpr char kAccessHelp[] =
+    "Remote access errors (bad rkey, permissions, bounds), by side that detected them.";
+
+// clang-format off
+constexpr RdmaCounter kPortCounters[] = {
+  {"port_xmit_data", "fabric_rdma_port_bytes_total", kBytesHelp, "direction", "tx", 4},
+  {"port_rcv_data", "fabric_rdma_port_bytes_total", kBytesHelp, "direction", "rx", 4},
+  {"port_xmit_packets", "fabric_rdma_port_packets_total", kPacketsHelp, "direction", "tx"},
+  {"port_rcv_packets", "fabric_rdma_port_packets_total", kPacketsHelp, "direction", "rx"},
+  {"unicast_xmit_packets", "fabric_rdma_port_unicast_packets_total", kUnicastHelp, "direction",
+   "tx"},
+  {"unicast_rcv_packets", "fabric_rdma_port_unicast_packets_total", kUnicastHelp, "direction",
+   "rx"},
+  {"multicast_xmit_packets", "fabric_rdma_port_multicast_packets_total", kMulticastHelp,
+   "direction", "tx"},
+  {"multicast_rcv_packets", "fabric_rdma_port_multicast_packets_total", kMulticastHelp,
+   "direction", "rx"},
+  {"port_rcv_errors", "fabric_rdma_port_receive_errors_total",
+   "Packets received with errors on the RDMA port (counters/port_rcv_errors)."},
+  {"port_xmit_discards", "fabric_rdma_port_transmit_discards_total",
+   "Outbound packets discarded because the port was down or congested "
+   "(counters/port_xmit_discards)."},
+  {"port_xmit_wait", "fabric_rdma_port_transmit_wait_ticks_total",
+   "Ticks during which the port had data to send but no flow-control credits "
+   "(counters/port_xmit_wait): back-pressure from the fabric. Tick length is device-specific."},
+  {"symbol_error", "fabric_rdma_port_symbol_errors_total",
+   "Minor link errors detected on the physical lanes (counters/symbol_error)."},
+  {"link_downed", "fabric_rdma_port_link_downed_total",
+   "Times the link training failed and the link went down (counters/link_downed)."},
+  {"link_error_recovery", "fabric_rdma_port_link_error_recoveries_total",
+   "Successful link error recoveries (counters/link_error_recovery): a marginal link."},
+  {"local_link_integrity_errors", "fabric_rdma_port_local_link_integrity_errors_total",
+   "Local physical errors over the threshold (counters/local_link_integrity_errors)."},
+  {"excessive_buffer_overrun_errors", "fabric_rdma_port_buffer_overrun_errors_total",
+   "Consecutive flow-control update periods with buffer overrun "
+   "(counters/excessive_buffer_overrun_errors)."},
+  {"port_rcv_remote_physical_errors", "fabric_rdma_port_receive_remote_physical_errors_total",
+   "Packets received marked bad by a remote hop (counters/port_rcv_remote_physical_errors)."},
+  {"port_rcv_switch_relay_errors", "fabric_rdma_port_receive_switch_relay_errors_total",
+   "Packets discarded because they could not be forwarded (counters/port_rcv_switch_relay_errors)."},
+  {"port_rcv_constraint_errors", "fabric_rdma_port_constraint_errors_total", kConstraintHelp,
+   "direction", "rx"},
+  {"port_xmit_constraint_errors", "fabric_rdma_port_constraint_errors_total", kConstraintHelp,
+   "direction", "tx"},
+  {"VL15_dropped", "fabric_rdma_port_vl15_dropped_total",
+   "Subnet-management packets dropped for lack of buffers (counters/VL15_dropped)."},
+};
+
+constexpr RdmaCounter kHwCounters[] = {
+  {"np_cnp_sent", "fabric_rdma_cnp_sent_total",
+   "Congestion notification packets this port sent as notification point (hw_counters/"
+   "np_cnp_sent): ECN-marked RoCE packets arrived here, the fabric is congested toward this host."},
+  {"rp_cnp_handled", "fabric_rdma_cnp_handled_total",
+   "Congestion notification packets this port handled as reaction point (hw_counters/"
+   "rp_cnp_handled): DCQCN slowed this host's senders."},
+  {"rp_cnp_ignored", "fabric_rdma_cnp_ignored_total",
+   "Congestion notification packets received and ignored (hw_counters/rp_cnp_ignored)."},
+  {"np_ecn_marked_roce_packets", "fabric_rdma_ecn_marked_packets_total",
+   "RoCE packets received with ECN congestion marks (hw_counters/np_ecn_marked_roce_packets)."},
+  {"out_of_buffer", "fabric_rdma_out_of_buffer_drops_total",
+   "Packets dropped because no receive WQE was posted (hw_counters/out_of_buffer): the "
+   "application posts receives too slowly."},
+  {"out_of_sequence", "fabric_rdma_out_of_sequence_total",
+   "Out-of-sequence packets received (hw_counters/out_of_sequence): packet loss on the path."},
+  {"packet_seq_err", "fabric_rdma_packet_sequence_errors_total",
+   "Packet sequence error NAKs received (hw_counters/packet_seq_err): the peer saw loss."},
+  {"local_ack_timeout_err", "fabric_rdma_local_ack_timeouts_total",
+   "Times the requester's ACK timer expired (hw_counters/local_ack_timeout_err): lost packets or "
+   "an unresponsive peer; each costs a full timeout."},
+  {"rnr_nak_retry_err", "fabric_rdma_rnr_nak_retry_errors_total",
+   "Receiver-not-ready NAK retries exceeded (hw_counters/rnr_nak_retry_err)."},
+  {"implied_nak_seq_err", "fabric_rdma_implied_nak_sequence_errors_total",
+   "Implied NAK sequence errors (hw_counters/implied_nak_seq_err)."},
+  {"duplicate_request", "fabric_rdma_duplicate_requests_total",
+   "Duplicate requests received (hw_counters/duplicate_request): the peer retransmitted."},
+  {"roce_adp_retrans", "fabric_rdma_adaptive_retransmits_total",
+   "RoCE adaptive retransmissions (hw_counters/roce_adp_retrans)."},
+  {"roce_adp_retrans_to", "fabric_rdma_adaptive_retransmit_timeouts_total",
+   "RoCE adaptive retransmission timeouts (hw_counters/roce_adp_retrans_to)."},
+  {"roce_slow_restart", "fabric_rdma_slow_restarts_total",
+   "RoCE slow restarts after retransmission (hw_counters/roce_slow_restart)."},
+  {"roce_slow_restart_cnps", "fabric_rdma_slow_restart_cnps_total",
+   "CNPs generated by slow restart (hw_counters/roce_slow_restart_cnps)."},
+  {"roce_slow_restart_trans", "fabric_rdma_slow_restart_transitions_total",
+   "Transitions out of slow restart (hw_counters/roce_slow_restart_trans)."},
+  {"rx_read_requests", "fabric_rdma_received_requests_total", kRequestsHelp, "op", "read"},
+  {"rx_write_requests", "fabric_rdma_received_requests_total", kRequestsHelp, "op", "write"},
+  {"rx_atomic_requests", "fabric_rdma_received_requests_total", kRequestsHelp, "op", "atomic"},
+  {"req_cqe_error", "fabric_rdma_cqe_errors_total", kCqeHelp, "side", "requester"},
+  {"resp_cqe_error", "fabric_rdma_cqe_errors_total", kCqeHelp, "side", "responder"},
+  {"req_cqe_flush_error", "fabric_rdma_cqe_flush_errors_total", kFlushHelp, "side", "requester"},
+  {"resp_cqe_flush_error", "fabric_rdma_cqe_flush_errors_total", kFlushHelp, "side",
+   "responder"},
+  {"req_remote_access_errors", "fabric_rdma_remote_access_errors_total", kAccessHelp, "side",
+   "requester"},
+  {"resp_remote_access_errors", "fabric_rdma_remote_access_errors_total", kAccessHelp, "side",
+   "responder"},
+  {"req_remote_invalid_request", "fabric_rdma_remote_invalid_requests_total",
+   "Remote invalid request NAKs received (hw_counters/req_remote_invalid_request)."},
+  {"resp_local_length_error", "fabric_rdma_local_length_errors_total",
+   "Responder local length errors: a message longer than the posted receive "
+   "(hw_counters/resp_local_length_error)."},
+  {"rx_icrc_encapsulated", "fabric_rdma_icrc_errors_total",
+   "RoCE packets received with a bad ICRC (hw_counters/rx_icrc_encapsulated)."},
+  {"rx_dct_connect", "fabric_rdma_dct_connects_total",
+   "DC transport connect requests received (hw_counters/rx_dct_connect)."},
+};
+// clang-format on
+
+class RdmaCollector : public Collector {
+ public:
+  explicit RdmaCollector(const SysRoot& root) : root_(root) {}
+
+  Status Collect(MetricSink& sink) override {
+    auto devices = ListDirectory(root_.Sys("class/infiniband"));
+    if (devices.absent()) return OkStatus();  // No RDMA devices on this host.
+    if (!devices.ok()) return Unexpected{devices.error()};
+    for (const auto& dev : *devices) FABRIC_RETURN_IF_ERROR(CollectDevice(dev, sink));
+    return OkStatus();
+  }
+
+ private:
+  Result<std::string> Word(const std::string& path) {
+    auto text = ReadAttribute(path);
+    if (text.absent()) return std::string();
+    if (!text.ok()) return Unexpected{text.error()};
+    return std::string(TrimSpace(*text));
+  }
+
+  Status CollectDevice(const std::string& dev, MetricSink& sink) {
+    const std::string base = root_.Sys("class/infiniband/" + dev);
+    auto link = ReadLink(base + "/device");
+    std::string pci = link.ok() ? PciAddressInPath(*link) : "";
+    LabelPairs info = {{"device", dev}, {"pci_address", pci}};
+    for (auto [file, label] : {std::pair{"hca_type", "hca_type"},
+                               {"fw_ver", "firmware_version"},
+                               {"board_id", "board_id"},
+                               {"node_guid", "node_guid"}}) {
+      auto v = Word(base + "/" + file);
+      if (!v.ok()) return Unexpected{v.error()};
+      info.emplace_back(label, *v);
+    }
+    sink.Info("fabric_rdma_device_info",
+              "RDMA device identity: HCA type, firmware, board, node GUID and the PCI function "
+              "(joins to the pcie and netdev collectors on pci_address).",
+              info);
+    auto ports = ListDirectory(base + "/ports");
+    if (ports.absent()) return OkStatus();
+    if (!ports.ok()) return Unexpected{ports.error()};
+    for (const auto& port : *ports) {
+      FABRIC_RETURN_IF_ERROR(CollectPort(dev, port, base, pci, sink));
+    }
+    return OkStatus();
+  }
+
+  // The netdev a port carries (RoCE) or is carried by (IPoIB): the GID
+  // table's first entry names it; else the device's net/ directory.
+  Result<std::string> PortNetdev(const std::string& base, const std::string& port_dir) {
+    auto ndev = Word(port_dir + "/gid_attrs/ndevs/0");
+    if (!ndev.ok() || !ndev->empty()) return ndev;
+    auto nets = ListDirectory(base + "/device/net");
+    if (nets.ok() && nets->size() == 1) return nets->front();
+    return std::string();
+  }
+
+  Status CollectPort(const std::string& dev, const std::string& port, const std::string& base,
+                     const std::string& pci, MetricSink& sink) {
+    const std::string dir = base + "/ports/" + port;
+    const LabelPairs labels = {{"device", dev}, {"port", port}};
+    auto link_layer = Word(dir + "/link_layer");
+    if (!link_layer.ok()) return Unexpected{link_layer.error()};
+    auto netdev = PortNetdev(base, dir);
+    if (!netdev.ok()) return Unexpected{netdev.error()};
+    sink.Info("fabric_rdma_port_info",
+              "RDMA port identity: link layer (InfiniBand or Ethernet for RoCE), the netdev it "
+              "maps to and the PCI function, joining RDMA, netdev and pcie series.",
+              {{"device", dev},
+               {"port", port},
+               {"link_layer", *link_layer},
+               {"netdev", *netdev},
+               {"pci_address", pci}});
+
+    for (auto [file, metric, help] : {
+             std::tuple{"state", "fabric_rdma_port_state",
+                        "Logical port state code (ports/N/state): 1 DOWN, 2 INIT, 3 ARMED, 4 "
+                        "ACTIVE, 5 ACTIVE_DEFER. Only 4 carries traffic."},
+             {"phys_state", "fabric_rdma_port_physical_state",
+              "Physical port state code (ports/N/phys_state): 2 Polling, 3 Disabled, 4 "
+              "PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test."},
+         }) {
+      std::string path = dir + "/" + file;
+      auto text = ReadAttribute(path);
+      if (text.absent()) continue;
+      if (!text.ok()) return Unexpected{text.error()};
+      auto state = ParseIbState(*text, path);
+      if (!state.ok()) return Unexpected{state.error()};
+      sink.Gauge(metric, help, labels, static_cast<double>(state->code));
+    }
+    std::string rate_path = dir + "/rate";
+    auto rate_text = ReadAttribute(rate_path);
+    if (!rate_text.ok() && !rate_text.absent()) return Unexpected{rate_text.error()};
+    if (rate_text.ok()) {
+      auto rate = ParseIbRateBytes(*rate_text, rate_path);
+      if (!rate.ok()) return Unexpected{rate.error()};
+      sink.Gauge("fabric_rdma_port_rate_bytes",
+                 "Port data rate in bytes per second (ports/N/rate: width x lane speed).", labels,
+                 *rate);
+    }
+    FABRIC_RETURN_IF_ERROR(Counters(dir + "/counters", kPortCounters, labels, sink));
+    FABRIC_RETURN_IF_ERROR(Counters(dir + "/hw_counters", kHwCounters, labels, sink));
+    return OkStatus();
+  }
+
+  template <size_t N>
+  Status Counters(const std::string& dir, const RdmaCounter (&table)[N], const LabelPairs& labels,
+                  MetricSink& sink) {
+    for (const auto& c : table) {
+      std::string path = dir + "/" + c.file;
+      auto text = ReadAttribute(path);
+      // mlx5 RoCE ports answer EINVAL for IB-only counters: absent.
+      if (text.absent()) continue;
+      if (!text.ok()) return Unexpected{text.error()};
+      auto v = ParseSysctlInt(*text, path);
+      if (!v.ok()) return Unexpected{v.error()};
+      LabelPairs l = labels;
+      if (c.label != nullptr) l.emplace_back(c.label, c.value);
+      sink.Counter(c.metric, c.help, l, static_cast<double>(*v) * c.scale);
+    }
+    return OkStatus();
+  }
+
+  SysRoot root_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> MakeRdmaCollector(const CollectorContext& context) {
+  return std::make_unique<RdmaCollector>(context.root);
+}
+
+}  // namespace fabric
