@@ -1,5 +1,6 @@
 #include "exporter/collectors/collector_table.h"
 
+#include "exporter/collectors/pcie_collector.h"
 #include "exporter/collectors/sockbuf_collector.h"
 #include "exporter/collectors/softnet_collector.h"
 #include "exporter/collectors/tcp_collector.h"
@@ -8,6 +9,13 @@ namespace fabric {
 
 const std::vector<CollectorSpec>& CollectorTable() {
   static const std::vector<CollectorSpec> table = {
+      {"pcie",
+       true,
+       "PCIe link speed/width/bandwidth of NICs, GPUs, NVMe and every port to the root, "
+       "narrowest hop, downtrained and slot-limited paths, AER errors (/sys/bus/pci, libpci)",
+       {"classes", "config_space", "config_space_dump", "pci_ids_file", "virtual_functions",
+        "aer_types"},
+       &MakePcieCollector},
       {"sockbuf",
        true,
        "socket-buffer and packet-budget sysctls (/proc/sys/net)",

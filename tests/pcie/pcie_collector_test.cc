@@ -1,0 +1,198 @@
+// The pcie collector in-process over the fixture trees and over broken
+// sysfs trees written on the fly.
+#include "exporter/collectors/pcie_collector.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "exporter/core/config_node.h"
+#include "tests/unit/test_dir.h"
+
+namespace fabric {
+namespace {
+
+const std::string kFixtures = std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures/";
+
+using Samples = std::map<std::string, double>;  // "name{a=\"b\",...}" -> value
+
+Samples Scrape(Collector& collector, Status* status = nullptr) {
+  MetricSink sink;
+  Status s = collector.Collect(sink);
+  if (status != nullptr) *status = s;
+  EXPECT_TRUE(status != nullptr || s.ok()) << (s.ok() ? "" : s.error().message);
+  Samples out;
+  for (const auto& family : sink.TakeSorted()) {
+    for (const auto& m : family.metric) {
+      std::string key = family.name + "{";
+      for (const auto& l : m.label) key += l.name + "=\"" + l.value + "\",";
+      key += "}";
+      out[key] = family.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Collector> ForTree(const std::string& tree, const std::string& yaml_extra = "") {
+  std::string dir = kFixtures + tree;
+  std::string yaml = "pci_ids_file: ../pci.ids\n" + yaml_extra;
+  if (std::filesystem::exists(dir + "/lspci-xxxx.txt"))
+    yaml += "config_space_dump: lspci-xxxx.txt\n";
+  static std::vector<std::unique_ptr<SysRoot>> roots;  // Outlive the collectors.
+  static std::vector<std::unique_ptr<ConfigNode>> nodes;
+  roots.push_back(std::make_unique<SysRoot>(dir + "/proc", dir + "/sys"));
+  nodes.push_back(
+      std::make_unique<ConfigNode>(ConfigNode::LoadString(yaml, dir + "/fabric_exporter.yml")));
+  return MakePcieCollector(CollectorContext{*roots.back(), *nodes.back()});
+}
+
+double Get(const Samples& s, const std::string& key) {
+  auto it = s.find(key);
+  EXPECT_NE(it, s.end()) << "no sample " << key;
+  return it == s.end() ? -1 : it->second;
+}
+
+TEST(PcieCollectorTest, FieldCaseX4SlotIsSlotLimitedBelow25GBps) {
+  auto c = ForTree("pcie-x4-slot");
+  auto s = Scrape(*c);
+  EXPECT_EQ(Get(s, "fabric_pcie_path_slot_limited{address=\"0000:02:00.0\",}"), 1);
+  EXPECT_EQ(Get(s, "fabric_pcie_path_slot_limited{address=\"0000:01:00.0\",}"), 0);
+  EXPECT_LT(
+      Get(s, "fabric_pcie_path_capable_bandwidth_bytes_per_second{address=\"0000:02:00.0\",}"),
+      25e9);
+  EXPECT_LT(
+      Get(s, "fabric_pcie_path_current_bandwidth_bytes_per_second{address=\"0000:02:00.0\",}"),
+      25e9);
+  EXPECT_GT(
+      Get(s, "fabric_pcie_path_current_bandwidth_bytes_per_second{address=\"0000:01:00.0\",}"),
+      25e9);
+  EXPECT_EQ(Get(s, "fabric_pcie_path_capable_width_lanes{address=\"0000:02:00.0\",}"), 4);
+  EXPECT_EQ(Get(s, "fabric_pcie_path_downtrained_hops{address=\"0000:02:00.0\",}"), 0);
+  EXPECT_EQ(Get(s, "fabric_pcie_netdev_info{address=\"0000:02:00.0\",device=\"enp2s0np0\",}"), 1);
+}
+
+TEST(PcieCollectorTest, X8LinkIsADowntrainedHopFromSysfsAlone) {
+  auto c = ForTree("pcie-downtrained-x8");
+  auto s = Scrape(*c);
+  EXPECT_EQ(Get(s,
+                "fabric_pcie_hop_downtrained{address=\"0000:c1:00.0\",dimension=\"width\","
+                "upstream=\"0000:c0:03.1\",}"),
+            1);
+  EXPECT_EQ(Get(s, "fabric_pcie_path_downtrained_hops{address=\"0000:c1:00.0\",}"), 1);
+  EXPECT_EQ(Get(s, "fabric_pcie_path_slot_limited{address=\"0000:c1:00.0\",}"), 0);
+  EXPECT_EQ(
+      Get(s, "fabric_pcie_aer_errors_total{address=\"0000:c1:00.0\",severity=\"correctable\",}"),
+      1297);
+  EXPECT_EQ(Get(s,
+                "fabric_pcie_aer_errors_by_type_total{address=\"0000:c1:00.0\","
+                "severity=\"correctable\",type=\"RxErr\",}"),
+            1234);
+  EXPECT_EQ(Get(s,
+                "fabric_pcie_aer_rootport_errors_total{address=\"0000:c0:03.1\","
+                "severity=\"correctable\",}"),
+            1297);
+}
+
+TEST(PcieCollectorTest, HealthyGen5InGen4AndH200FlagNothing) {
+  for (const char* tree : {"pcie-healthy", "pcie-gen5-in-gen4", "h200"}) {
+    SCOPED_TRACE(tree);
+    auto c = ForTree(tree);
+    auto s = Scrape(*c);
+    int paths = 0;
+    for (const auto& [key, value] : s) {
+      if (key.rfind("fabric_pcie_path_slot_limited{", 0) == 0 ||
+          key.rfind("fabric_pcie_path_downtrained_hops{", 0) == 0 ||
+          key.rfind("fabric_pcie_hop_downtrained{", 0) == 0) {
+        EXPECT_EQ(value, 0) << key;
+        ++paths;
+      }
+    }
+    EXPECT_GT(paths, 0);
+  }
+}
+
+TEST(PcieCollectorTest, H200GpuIsGen5X16FromConfigSpace) {
+  auto c = ForTree("h200");
+  auto s = Scrape(*c);
+  EXPECT_EQ(
+      Get(s, "fabric_pcie_link_current_speed_transfers_per_second{address=\"0000:00:06.0\",}"),
+      32e9);
+  EXPECT_EQ(Get(s, "fabric_pcie_link_current_width_lanes{address=\"0000:00:06.0\",}"), 16);
+  EXPECT_NEAR(
+      Get(s, "fabric_pcie_path_current_bandwidth_bytes_per_second{address=\"0000:00:06.0\",}"),
+      63.015e9, 1e6);
+  // The virtio NIC is conventional PCI here: identity, but no path.
+  EXPECT_EQ(Get(s, "fabric_pcie_path_hops{address=\"0000:00:03.0\",}"), 0);
+  EXPECT_EQ(
+      s.count("fabric_pcie_path_current_bandwidth_bytes_per_second{address=\"0000:00:03.0\",}"),
+      0u);
+}
+
+TEST(PcieCollectorTest, ClassFilterAndVirtualFunctions) {
+  auto nvme_only = ForTree("pcie-switch", "classes: [\"0x0108\"]\n");
+  auto s = Scrape(*nvme_only);
+  EXPECT_EQ(s.count("fabric_pcie_path_hops{address=\"0000:04:00.0\",}"), 1u);
+  EXPECT_EQ(s.count("fabric_pcie_path_hops{address=\"0000:03:00.0\",}"), 0u);
+  // Only the NVMe drive's own ports are on its path.
+  EXPECT_EQ(s.count("fabric_pcie_link_max_width_lanes{address=\"0000:02:00.0\",}"), 0u);
+  EXPECT_EQ(s.count("fabric_pcie_link_max_width_lanes{address=\"0000:02:01.0\",}"), 1u);
+
+  auto defaults = Scrape(*ForTree("pcie-healthy"));
+  EXPECT_EQ(defaults.count("fabric_pcie_path_hops{address=\"0000:41:00.2\",}"), 0u);
+  auto with_vfs = Scrape(*ForTree("pcie-healthy", "virtual_functions: true\n"));
+  EXPECT_EQ(with_vfs.count("fabric_pcie_path_hops{address=\"0000:41:00.2\",}"), 1u);
+}
+
+TEST(PcieCollectorTest, AerTypesCanBeTurnedOff) {
+  auto s = Scrape(*ForTree("pcie-downtrained-x8", "aer_types: false\n"));
+  for (const auto& [key, value] : s) {
+    EXPECT_NE(key.rfind("fabric_pcie_aer_errors_by_type_total", 0), 0u) << key;
+  }
+  EXPECT_EQ(s.count("fabric_pcie_aer_errors_total{address=\"0000:c1:00.0\",severity=\"fatal\",}"),
+            1u);
+}
+
+TEST(PcieCollectorTest, BadSettingsNameFileLineAndKey) {
+  SysRoot root("/nonexistent/proc", "/nonexistent/sys");
+  for (const char* yaml :
+       {"classes: [\"0x2\"]\n", "classes: [\"net\"]\n", "classes: 3\n", "aer_types: maybe\n"}) {
+    auto node = ConfigNode::LoadString(std::string("x: 1\n") + yaml, "pcie.yml");
+    try {
+      MakePcieCollector(CollectorContext{root, node});
+      ADD_FAILURE() << "accepted " << yaml;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("pcie.yml:2:"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(PcieCollectorTest, NoPciBusIsSuccessWithoutSamples) {
+  testing::TestDir dir;
+  SysRoot root((dir.path() / "proc").string(), (dir.path() / "sys").string());
+  ConfigNode empty;
+  auto c = MakePcieCollector(CollectorContext{root, empty});
+  MetricSink sink;
+  EXPECT_TRUE(c->Collect(sink).ok());
+  EXPECT_TRUE(sink.empty());
+}
+
+TEST(PcieCollectorTest, GarbageLinkSpeedFailsTheCollectorNamingTheFile) {
+  testing::TestDir dir;
+  std::filesystem::create_directories(dir.path() / "sys/devices/pci0000:00/0000:00:02.0");
+  dir.Write("sys/devices/pci0000:00/0000:00:02.0/class", "0x020000\n");
+  dir.Write("sys/devices/pci0000:00/0000:00:02.0/current_link_speed", "warp 9\n");
+  std::filesystem::create_directories(dir.path() / "sys/bus/pci/devices");
+  std::filesystem::create_directory_symlink("../../../devices/pci0000:00/0000:00:02.0",
+                                            dir.path() / "sys/bus/pci/devices/0000:00:02.0");
+  SysRoot root((dir.path() / "proc").string(), (dir.path() / "sys").string());
+  auto node = ConfigNode::LoadString("config_space: false\n", "x.yml");
+  auto c = MakePcieCollector(CollectorContext{root, node});
+  Status status = OkStatus();
+  Scrape(*c, &status);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("current_link_speed"), std::string::npos);
+  EXPECT_NE(status.error().message.find("warp 9"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabric
