@@ -111,9 +111,20 @@ TEST(PcieCollectorTest, HealthyGen5InGen4AndH200FlagNothing) {
   }
 }
 
-TEST(PcieCollectorTest, H200GpuIsGen5X16FromConfigSpace) {
+TEST(PcieCollectorTest, H200GpuIsGen5X16) {
   auto c = ForTree("h200");
   auto s = Scrape(*c);
+#ifdef FABRIC_HAVE_LIBPCI
+  // With libpci the link comes from the capture's config space dump.
+  int from_config = 0;
+  for (const auto& [key, value] : s) {
+    if (key.find("fabric_pcie_device_info{address=\"0000:00:06.0\"") == 0 &&
+        key.find("link_source=\"config\"") != std::string::npos) {
+      ++from_config;
+    }
+  }
+  EXPECT_EQ(from_config, 1);
+#endif
   EXPECT_EQ(
       Get(s, "fabric_pcie_link_current_speed_transfers_per_second{address=\"0000:00:06.0\",}"),
       32e9);

@@ -65,7 +65,7 @@ TREES = {
             multifunction=True),
         cx6("0000:41:00.1", "0000:40:01.1", fn_netdev="ens1f1np1", ib="mlx5_1",
             multifunction=True),
-        dev("0000:41:00.2", 0x020000, 0x15b3, 0x101c, parent="0000:41:00.0", driver="mlx5_core",
+        dev("0000:41:00.2", 0x020000, 0x15b3, 0x101c, parent="0000:40:01.1", driver="mlx5_core",
             ptype="endpoint", link=("16.0", 16, "16.0", 16), physfn="0000:41:00.0"),
     ]),
     # Field shape 14: the same NIC in a chipset slot whose root port is
