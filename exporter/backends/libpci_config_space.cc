@@ -88,7 +88,9 @@ class LibpciAccess {
   LibpciAccess(const LibpciAccess&) = delete;
   LibpciAccess& operator=(const LibpciAccess&) = delete;
 
-  Status Init() {
+  // `with_method` false: only the name database, no device access (names
+  // must not depend on the device source being readable).
+  Status Init(bool with_method = true) {
     unsigned int method = method_;
     char* param = param_.data();
     char* value = value_.data();
@@ -102,6 +104,7 @@ class LibpciAccess {
       a->debug = OnLibpciDebug;
       a->method = method;
       if (ids != nullptr) pci_set_name_list_path(a, ids, 0);
+      if (!with_method) return;
       pci_set_param(a, param, value);
       pci_init(a);
     });
@@ -181,7 +184,7 @@ class LibpciConfigSpace : public PciConfigSpace {
     PciNames names;
     if (names_ == nullptr && !names_failed_) {
       names_ = std::make_unique<LibpciAccess>(method_, param_, value_, ids_file_);
-      if (auto status = names_->Init(); !status.ok()) {
+      if (auto status = names_->Init(/*with_method=*/false); !status.ok()) {
         log::Warn("pci.ids names unavailable", {{"err", status.error().message}});
         names_.reset();
         names_failed_ = true;

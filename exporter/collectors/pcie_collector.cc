@@ -106,11 +106,13 @@ class PcieCollector : public Collector {
     auto read = config_->ReadExpress({selected.begin(), selected.end()});
     if (read.ok()) {
       regs = std::move(*read);
-    } else {
+      config_failing_ = false;
+    } else if (!config_failing_) {
       // Config space is the better source, not the only one: fall back to
-      // sysfs rather than lose every link.
+      // sysfs rather than lose every link. Logged once per failure spell.
       log::Warn("pcie: config space unreadable, using sysfs link attributes",
                 {{"err", read.error().message}});
+      config_failing_ = true;
     }
     auto netdevs = ReadBoundNames(root_, "class/net");
     if (!netdevs.ok()) return Unexpected{netdevs.error()};
@@ -355,6 +357,7 @@ class PcieCollector : public Collector {
   SysRoot root_;
   PcieSettings settings_;
   std::unique_ptr<PciConfigSpace> config_;
+  bool config_failing_ = false;
 };
 
 }  // namespace

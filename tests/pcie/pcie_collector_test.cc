@@ -207,3 +207,17 @@ TEST(PcieCollectorTest, GarbageLinkSpeedFailsTheCollectorNamingTheFile) {
 
 }  // namespace
 }  // namespace fabric
+
+namespace fabric {
+namespace {
+
+TEST(PcieCollectorTest, UnreadableConfigSpaceFallsBackToSysfs) {
+  auto c = ForTree("pcie-downtrained-x8", "config_space_dump: missing-lspci-xxxx.txt\n");
+  for (int scrape = 0; scrape < 2; ++scrape) {  // The warning is logged once.
+    auto s = Scrape(*c);
+    EXPECT_EQ(Get(s, "fabric_pcie_path_downtrained_hops{address=\"0000:c1:00.0\",}"), 1);
+  }
+}
+
+}  // namespace
+}  // namespace fabric
