@@ -76,6 +76,9 @@ constexpr char kHelpInfo[] =
 constexpr char kHelpNetdev[] =
     "A network interface bound to a PCI device (or to a virtio device on it), for joining "
     "interface metrics (line rate) to PCIe path metrics on `address`.";
+constexpr char kHelpDowntrained[] =
+    "1 if this link runs below what both ends support, in speed or in width (dimension). Width "
+    "is a fault (a bad slot, riser or card); speed also drops when a GPU idles to save power.";
 constexpr char kHelpRdma[] = "An RDMA device bound to a PCI device, for joins on `address`.";
 
 class PcieCollector : public Collector {
@@ -295,20 +298,14 @@ class PcieCollector : public Collector {
       if (hop.current_speed_gts && hop.capable_speed_gts) {
         auto l = labels;
         l.emplace_back("dimension", "speed");
-        sink.Gauge("fabric_pcie_hop_downtrained",
-                   "1 if this link runs below what both ends support, in speed or in width. "
-                   "Width is a fault (a bad slot, riser or card); speed also drops when a GPU "
-                   "idles to save power.",
-                   std::move(l), hop.speed_downtrained ? 1 : 0);
+        sink.Gauge("fabric_pcie_hop_downtrained", kHelpDowntrained, std::move(l),
+                   hop.speed_downtrained ? 1 : 0);
       }
       if (hop.current_width && hop.capable_width) {
         auto l = labels;
         l.emplace_back("dimension", "width");
-        sink.Gauge("fabric_pcie_hop_downtrained",
-                   "1 if this link runs below what both ends support, in speed or in width. "
-                   "Width is a fault (a bad slot, riser or card); speed also drops when a GPU "
-                   "idles to save power.",
-                   std::move(l), hop.width_downtrained ? 1 : 0);
+        sink.Gauge("fabric_pcie_hop_downtrained", kHelpDowntrained, std::move(l),
+                   hop.width_downtrained ? 1 : 0);
       }
     }
     for (const auto& path : analysis.paths) {
