@@ -133,8 +133,14 @@ class PcieCollector : public Collector {
       if (auto it = regs.find(address); it != regs.end()) {
         express = DecodeExpress(it->second);
         node.port_type = express->port_type;
-        node.link = PcieLinkValues{express->current_speed_gts, express->current_width,
-                                   express->max_speed_gts, express->max_width};
+        // Config space first; sysfs fills what it cannot decode (a speed
+        // code newer than this build knows, say).
+        const PcieLinkValues& fs = details->link;
+        node.link = PcieLinkValues{
+            express->current_speed_gts ? express->current_speed_gts : fs.current_speed_gts,
+            express->current_width ? express->current_width : fs.current_width,
+            express->max_speed_gts ? express->max_speed_gts : fs.max_speed_gts,
+            express->max_width ? express->max_width : fs.max_width};
       }
       EmitDevice(entry, *details, express, node.link, Lookup(*netdevs, address),
                  Lookup(*rdma, address), sink);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "exporter/core/config_node.h"
@@ -221,3 +222,70 @@ TEST(PcieCollectorTest, UnreadableConfigSpaceFallsBackToSysfs) {
 
 }  // namespace
 }  // namespace fabric
+
+#ifdef FABRIC_HAVE_LIBPCI
+namespace fabric {
+namespace {
+
+// A device whose LnkCap speed code this build cannot decode (reserved code 7,
+// no LnkCap2 vector): the link comes from config space where it can, from
+// sysfs for the rest.
+TEST(PcieCollectorTest, SysfsFillsWhatConfigSpaceCannotDecode) {
+  testing::TestDir dir;
+  const std::string dev = "sys/devices/pci0000:00/0000:00:02.0/";
+  dir.Write(dev + "class", "0x020000\n");
+  dir.Write(dev + "max_link_speed", "64.0 GT/s PCIe\n");
+  dir.Write(dev + "max_link_width", "16\n");
+  dir.Write(dev + "current_link_speed", "64.0 GT/s PCIe\n");
+  dir.Write(dev + "current_link_width", "16\n");
+  std::filesystem::create_directories(dir.path() / "sys/bus/pci/devices");
+  std::filesystem::create_directory_symlink("../../../devices/pci0000:00/0000:00:02.0",
+                                            dir.path() / "sys/bus/pci/devices/0000:00:02.0");
+  // Config space: Express v2 endpoint at 0x40, LnkCap code 7 x16, LnkSta
+  // code 7 x16.
+  std::string dump = "00:02.0 Class 0200: Device 15b3:1023\n";
+  for (int row = 0; row < 16; ++row) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%02x:", row * 16);
+    dump += line;
+    for (int col = 0; col < 16; ++col) {
+      int at = row * 16 + col;
+      int b = 0;
+      if (at == 0x00) b = 0xb3;
+      if (at == 0x01) b = 0x15;
+      if (at == 0x02) b = 0x23;
+      if (at == 0x03) b = 0x10;
+      if (at == 0x06) b = 0x10;  // Capability list.
+      if (at == 0x0b) b = 0x02;
+      if (at == 0x34) b = 0x40;
+      if (at == 0x40) b = 0x10;                // Express.
+      if (at == 0x42) b = 0x02;                // v2 endpoint.
+      if (at == 0x4c || at == 0x52) b = 0x07;  // Reserved speed code; width 16 low bits 0.
+      if (at == 0x4d || at == 0x53) b = 0x01;  // Width 16 (bits 9:4).
+      std::snprintf(line, sizeof line, " %02x", b);
+      dump += line;
+    }
+    dump += "\n";
+  }
+  dir.Write("lspci-xxxx.txt", dump);
+  SysRoot root((dir.path() / "proc").string(), (dir.path() / "sys").string());
+  auto node = ConfigNode::LoadString("config_space_dump: lspci-xxxx.txt\n",
+                                     (dir.path() / "fabric_exporter.yml").string());
+  auto c = MakePcieCollector(CollectorContext{root, node});
+  auto s = Scrape(*c);
+  EXPECT_EQ(Get(s, "fabric_pcie_link_max_speed_transfers_per_second{address=\"0000:00:02.0\",}"),
+            64e9);
+  EXPECT_EQ(Get(s, "fabric_pcie_link_max_width_lanes{address=\"0000:00:02.0\",}"), 16);
+  int from_config = 0;
+  for (const auto& [key, value] : s) {
+    if (key.find("port_type=\"endpoint\"") != std::string::npos &&
+        key.find("link_source=\"config\"") != std::string::npos) {
+      ++from_config;
+    }
+  }
+  EXPECT_EQ(from_config, 1);
+}
+
+}  // namespace
+}  // namespace fabric
+#endif
