@@ -2,6 +2,7 @@
 
 #include "exporter/collectors/flows_collector.h"
 #include "exporter/collectors/netdev_collector.h"
+#include "exporter/collectors/pcie_collector.h"
 #include "exporter/collectors/rdma_collector.h"
 #include "exporter/collectors/sockbuf_collector.h"
 #include "exporter/collectors/softnet_collector.h"
@@ -30,6 +31,13 @@ const std::vector<CollectorSpec>& CollectorTable() {
        "RDMA port state, rate, port and hw counters (/sys/class/infiniband)",
        {},
        &MakeRdmaCollector},
+      {"pcie",
+       true,
+       "PCIe link speed/width/bandwidth of NICs, GPUs, NVMe and every port to the root, "
+       "narrowest hop, downtrained and slot-limited paths, AER errors (/sys/bus/pci, libpci)",
+       {"classes", "config_space", "config_space_dump", "pci_ids_file", "virtual_functions",
+        "aer_types"},
+       &MakePcieCollector},
       {"sockbuf",
        true,
        "socket-buffer and packet-budget sysctls (/proc/sys/net)",

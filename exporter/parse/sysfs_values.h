@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "exporter/parse/pcie_sysfs_parse.h"  // IsPciAddress
 
 namespace fabric {
 
@@ -20,9 +21,6 @@ Result<IbStateValue> ParseIbState(std::string_view text, std::string_view source
 
 // "100 Gb/sec (4X EDR)" or "2.5 Gb/sec (1X SDR)" -> bytes per second.
 Result<double> ParseIbRateBytes(std::string_view text, std::string_view source);
-
-// True for a PCI address in sysfs form, "0000:3b:00.0" (domain:bus:dev.fn).
-bool IsPciAddress(std::string_view s);
 
 // The PCI address nearest the end of a sysfs device path or link target:
 // "../../../devices/pci0000:00/0000:00:03.0/virtio2" -> "0000:00:03.0", so a

@@ -1,0 +1,51 @@
+// The read layer of the PCIe collector: PCI devices, their topology and
+// attributes, and the netdev/RDMA devices bound to them, from sysfs.
+// Topology comes from where /sys/bus/pci/devices/<addr> links into
+// /sys/devices: the parent is the previous PCI address in that path.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "exporter/core/sysroot.h"
+#include "exporter/parse/pcie_sysfs_parse.h"
+#include "exporter/pcie/pcie_path.h"
+
+namespace fabric {
+
+struct PciDeviceEntry {
+  std::string address;
+  std::string parent;  // Empty on a root bus.
+  uint32_t class_code = 0;
+  bool virtual_function = false;  // An SR-IOV VF (has `physfn`).
+};
+
+// Every device under bus/pci/devices. Absent when sysfs has no PCI bus.
+Result<std::map<std::string, PciDeviceEntry>> ListPciDevices(const SysRoot& root);
+
+inline constexpr std::array<const char*, 3> kAerSeverities = {"correctable", "nonfatal", "fatal"};
+
+struct PciDeviceDetails {
+  std::optional<uint32_t> vendor, device, subsystem_vendor, subsystem_device;
+  std::string driver;
+  std::string numa_node;
+  PcieLinkValues link;  // From current_link_* / max_link_* attributes.
+  // aer_dev_{correctable,nonfatal,fatal}, in kAerSeverities order.
+  std::array<std::optional<AerCounters>, 3> aer;
+  // aer_rootport_total_err_{cor,nonfatal,fatal} of a root port.
+  std::array<std::optional<uint64_t>, 3> rootport_aer;
+};
+
+Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::string& address);
+
+// Names under `class_dir` (class/net, class/infiniband) whose sysfs path lies
+// under a PCI device, by that device's address, sorted.
+Result<std::map<std::string, std::vector<std::string>>> ReadBoundNames(const SysRoot& root,
+                                                                       const char* class_dir);
+
+}  // namespace fabric
