@@ -15,6 +15,7 @@
 #include "exporter/core/web_config.h"
 #include "exporter/core/web_server.h"
 #include "exporter/options.h"
+#include "exporter/probes/probe_runtime.h"
 
 namespace fabric {
 namespace {
@@ -109,6 +110,12 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
+  // The active side runs when the config names a fleet.
+  std::unique_ptr<ProbeRuntime> probes;
+  if (options.fleet) {
+    probes = std::make_unique<ProbeRuntime>(*options.fleet, options.probes);
+    collectors.push_back({"probes", probes->MakeCollector()});
+  }
   auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options));
   LandingPageInfo landing = MakeLandingInfo(options);
   WebRoutes routes;
@@ -143,9 +150,12 @@ int Run(int argc, char** argv) {
              {"config", options.config_file.empty() ? "embedded defaults" : options.config_file},
              {"collectors", collectors_list}});
 
+  if (probes) probes->Start();
+
   int signal_number = 0;
   sigwait(&shutdown_signals, &signal_number);
   log::Info("shutting down", {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  if (probes) probes->Stop();  // Cancels a running probe; its partial result is not kept.
   server->reset();
   return 0;
 }

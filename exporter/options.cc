@@ -49,7 +49,7 @@ std::string SettingFlag(std::string_view collector, std::string_view key) {
 }
 
 void ValidateConfigShape(const ConfigNode& root, const std::vector<CollectorSpec>& table) {
-  root.ExpectMapWithKeys({"web", "log", "paths", "collectors", "fleet"});
+  root.ExpectMapWithKeys({"web", "log", "paths", "collectors", "fleet", "probes"});
   root.Child("web").ExpectMapWithKeys(
       {"listen_address", "telemetry_path", "max_threads", "config_file"});
   root.Child("log").ExpectMapWithKeys({"level", "format"});
@@ -125,6 +125,10 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
     options.config_sha256 = Sha256Hex(contents);
     ValidateConfigShape(options.config, table);
     options.fleet = ParseFleet(options.config.Child("fleet"));
+    options.probes = ParseProbeSettings(options.config.Child("probes"));
+    if (options.config.Child("probes").present() && !options.fleet) {
+      options.config.Fail("probes", "probes need a fleet section naming this node and its peers");
+    }
   }
   for (const auto& spec : table) {
     for (auto key : spec.flag_keys) {

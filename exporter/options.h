@@ -10,6 +10,7 @@
 #include "exporter/core/collector.h"
 #include "exporter/core/config_node.h"
 #include "exporter/fleet.h"
+#include "exporter/probes/probe_runtime.h"
 
 namespace fabric {
 
@@ -29,6 +30,7 @@ struct ExporterOptions {
   ConfigNode config;
   std::string config_sha256;  // Of the config file's bytes; empty for the embedded defaults.
   std::optional<Fleet> fleet;
+  ProbeSettings probes;
   // Names of enabled collectors, in registry order.
   std::vector<std::string> enabled_collectors;
 };

@@ -29,8 +29,13 @@ def fixture_args(tree):
 class Exporter:
     """A running fabric_exporter; use as a context manager."""
 
-    def __init__(self, *args, binary=EXPORTER):
+    def __init__(self, *args, binary=EXPORTER, netns=None):
         self.args = [binary, "--web.listen-address=127.0.0.1:0", "--log.format=json", *args]
+        if netns:
+            # The exporter runs inside the namespace; its loopback listener is
+            # reached from there too (see get()).
+            self.args = ["ip", "netns", "exec", netns, *self.args]
+        self.netns = netns
         self.proc = None
         self.base_url = None
         self.log_lines = []
@@ -73,12 +78,20 @@ class Exporter:
 
     def get(self, path, method="GET"):
         """Returns (status, headers, body text)."""
+        if self.netns:
+            return self._get_in_netns(path)
         req = urllib.request.Request(self.base_url + path, method=method)
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
                 return resp.status, resp.headers, resp.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.headers, e.read().decode()
+
+    def _get_in_netns(self, path):
+        r = subprocess.run(["ip", "netns", "exec", self.netns, "curl", "-s", "-w", "\n%{http_code}",
+                            "--max-time", "10", self.base_url + path], capture_output=True, text=True)
+        body, _, code = r.stdout.rpartition("\n")
+        return int(code or 0), {}, body
 
     def metrics(self):
         status, _, body = self.get("/metrics")

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
 
+#include "exporter/probes/probe_runtime.h"
+
 namespace fabric {
 namespace {
 
@@ -80,6 +82,37 @@ TEST(ConfigNodeDurationTest, PrometheusStyleDurations) {
   EXPECT_THROW(root.DurationSeconds("d", 0, 1e6), ConfigError);
   EXPECT_THROW(root.DurationSeconds("e", 0, 1e6), ConfigError);
   EXPECT_THROW(root.DurationSeconds("a", 0, 60), ConfigError);
+}
+
+}  // namespace
+}  // namespace fabric
+
+namespace fabric {
+namespace {
+
+TEST(ProbeSettingsTest, DefaultsAndValues) {
+  auto defaults = ParseProbeSettings(ConfigNode());
+  EXPECT_TRUE(defaults.path.enabled);
+  EXPECT_EQ(defaults.path.interval_seconds, 60);
+  EXPECT_TRUE(defaults.state_file.empty());
+  auto root = ConfigNode::LoadString(
+      "probes:\n  state_file: /var/lib/x.yml\n  max_splay: 30s\n  path: {interval: 5m}\n", "p.yml");
+  auto settings = ParseProbeSettings(root.Child("probes"));
+  EXPECT_EQ(settings.state_file, "/var/lib/x.yml");
+  EXPECT_EQ(settings.max_splay_seconds, 30);
+  EXPECT_EQ(settings.path.interval_seconds, 300);
+}
+
+TEST(ProbeSettingsTest, ErrorsNameKey) {
+  auto root = ConfigNode::LoadString("probes:\n  path: {intervl: 5m}\n", "p.yml");
+  try {
+    ParseProbeSettings(root.Child("probes"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("p.yml:2:10: key probes.path.intervl: unknown key", 0),
+              0u)
+        << e.what();
+  }
 }
 
 }  // namespace
