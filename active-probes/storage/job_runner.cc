@@ -1,9 +1,12 @@
 #include "active-probes/storage/job_runner.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -94,9 +97,22 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
   };
   std::vector<Slot> slots(depth);
 
+  uint64_t issued = 0;
+  const uint64_t drop_every = std::max<uint64_t>(1, blocks / 8);
+  uint64_t since_drop = 0;
+  auto exhausted = [&] { return spec.single_pass && issued >= blocks; };
   auto issue = [&](uint32_t slot, int64_t now) -> Status {
+    ++issued;
     uint64_t block;
-    if (spec.random) {
+    if (spec.single_pass && spec.random) {
+      // A permutation of the region (an odd stride modulo a power of two is
+      // a bijection; blocks outside the region are skipped).
+      uint64_t span = std::bit_ceil(blocks);
+      do {
+        next_block = (next_block + (spec.seed | 1)) & (span - 1);
+      } while (next_block >= blocks);
+      block = next_block;
+    } else if (spec.random) {
       block = SplitMix(rng) % blocks;
     } else {
       block = next_block;
@@ -118,7 +134,7 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
   double cpu_at_start = 0;
   uint32_t in_flight = 0;
   int64_t now = MonotonicNanos();
-  for (uint32_t s = 0; s < depth; ++s) {
+  for (uint32_t s = 0; s < depth && !exhausted(); ++s) {
     failure = issue(s, now);
     if (!failure.ok()) break;
     ++in_flight;
@@ -152,12 +168,18 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
         stop_now = true;
         continue;
       }
+      if (spec.drop_behind && ++since_drop >= drop_every) {
+        since_drop = 0;
+        (void)::posix_fadvise(spec.fd, static_cast<off_t>(spec.region_start),
+                              static_cast<off_t>(spec.region_end - spec.region_start),
+                              POSIX_FADV_DONTNEED);
+      }
       if (now >= spec.window_start_ns) {
         stats.bytes += spec.block_size;
         ++stats.ios;
         stats.latency.Record(static_cast<uint64_t>(now - slot.submitted_ns));
       }
-      if (!stop_now && failure.ok()) {
+      if (!stop_now && failure.ok() && !exhausted()) {
         Status queued = issue(c.slot, now);
         if (!queued.ok()) {
           failure = queued;

@@ -33,6 +33,15 @@ struct JobSpec {
   uint64_t seed = 1;
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
+  // Buffered reads: drop the region from the page cache every eighth of a
+  // pass, so a time-based loop over a small file keeps reading the disk, not
+  // memory (whole-region drops, because a large folio outlives per-block
+  // ones; readahead dropped early is read again, which errs low).
+  bool drop_behind = false;
+  // Buffered writes: write each block at most once, so the closing
+  // fdatasync makes every counted byte durable (rewrites of a cached page
+  // would be counted but reach the disk once).
+  bool single_pass = false;
   const std::atomic<bool>* stop = nullptr;  // The caller's abort request.
   std::atomic<bool>* abort = nullptr;       // Set by a failing job to stop the others.
 };

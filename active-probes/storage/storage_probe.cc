@@ -250,6 +250,8 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     s.region_end = s.region_start + region;
     s.block_size = block;
     s.seed = 0x9E3779B97F4A7C15ull * (j + 1);
+    s.drop_behind = !r.direct && !write;
+    s.single_pass = !r.direct && write;
     s.stop = o.stop;
     s.abort = &abort;
   }
@@ -271,8 +273,11 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     r.unloaded_latency_p50 = stats.latency.Quantile(0.5) / 1e9;
   }
 
-  int64_t window_start =
-      MonotonicNanos() + 5'000'000 + static_cast<int64_t>(o.warmup_seconds * 1e9);
+  // A single-pass buffered write counts from its first byte: anything written
+  // in a warm-up would still be flushed inside the window, uncounted.
+  r.single_pass = !r.direct && write;
+  int64_t window_start = MonotonicNanos();
+  if (!r.single_pass) window_start += 5'000'000 + static_cast<int64_t>(o.warmup_seconds * 1e9);
   int64_t window_end = window_start + static_cast<int64_t>(o.duration_seconds * 1e9);
   std::vector<JobStats> stats(o.jobs);
   std::vector<Status> statuses(o.jobs, OkStatus());

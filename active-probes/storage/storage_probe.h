@@ -82,6 +82,10 @@ struct StorageProbeResult {
   uint32_t files = 0;  // Files used (1 when jobs share one file).
   uint64_t size = 0;   // Bytes per file.
   bool includes_fdatasync = false;
+  // Buffered writes cover each block once (no warm-up) so every counted byte
+  // is flushed by the closing fdatasync; the window may end before the
+  // duration.
+  bool single_pass = false;
 
   double window_seconds = 0;
   uint64_t bytes = 0;

@@ -69,7 +69,8 @@ std::string FormatHuman(const StorageProbeResult& r) {
       Printf("%u job(s) x depth %u, %u-byte blocks, %u file(s) of %llu bytes", r.jobs,
              r.queue_depth, r.block_size, r.files, static_cast<unsigned long long>(r.size)));
   row("window",
-      Printf("%.3f s%s", r.window_seconds, r.includes_fdatasync ? " (includes fdatasync)" : ""));
+      Printf("%.3f s%s%s", r.window_seconds, r.includes_fdatasync ? " (includes fdatasync)" : "",
+             r.single_pass ? " (buffered: one pass over the file)" : ""));
   row("throughput",
       Printf("%.1f MB/s (%.3f GB/s)", r.bytes_per_second / 1e6, r.bytes_per_second / 1e9));
   row("iops", Printf("%.0f", r.iops));
@@ -109,6 +110,7 @@ std::string FormatJson(const StorageProbeResult& r) {
   integer("files", r.files);
   integer("size_bytes", r.size);
   boolean("includes_fdatasync", r.includes_fdatasync);
+  boolean("single_pass", r.single_pass);
   num("window_seconds", r.window_seconds);
   integer("bytes", r.bytes);
   integer("ios", r.ios);
