@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""fabric_probe storage vs fio 3.x, side by side on the same file.
+
+For each mode, alternates probe and fio RUNS times (probe first, then fio,
+same file, block size, depth, size and window), then prints the median
+throughput of each, the median of the per-pair ratios (target >= 0.97) and CPU
+seconds per GB moved. Alternation spreads a noisy disk's drift over both tools.
+
+  bench/storage_vs_fio.py --path /data/bench [--runs 5] [--duration 3]
+                          [--size 1G] [--modes read,write,randread]
+
+Needs fio with the io_uring engine. Files it creates: PATH/fio.read (removed at
+the end) and the probe's own, which the probe removes.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_PROBE = os.path.join(HERE, "..", "build", "active-probes", "fabric_probe")
+
+MODES = {
+    # mode: (block size, depth, fio rw)
+    "read": ("1M", 32, "read"),
+    "write": ("1M", 32, "write"),
+    "randread": ("4k", 32, "randread"),
+    "randwrite": ("4k", 32, "randwrite"),
+}
+
+
+def run_probe(args, mode, path):
+    bs, depth, _ = MODES[mode]
+    cmd = [args.probe, "storage", "--json", "--path", path, f"--mode={mode}",
+           f"--block-size={bs}", f"--queue-depth={depth}", f"--duration={args.duration}s",
+           f"--warmup={args.warmup}s", f"--reserve={args.reserve}", "--no-calibrate"]
+    if mode in ("read", "randread"):
+        cmd += ["--file", "fio.read"]
+    else:
+        cmd += [f"--size={args.size}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    r = json.loads(out)
+    return r["bytes_per_second"], r["cpu_seconds"] / (r["bytes"] / 1e9)
+
+
+def run_fio(args, mode, path):
+    bs, depth, rw = MODES[mode]
+    name = "fio.read" if mode in ("read", "randread") else "fio.write"
+    cmd = ["fio", "--name=bench", f"--filename={os.path.join(path, name)}", f"--rw={rw}",
+           f"--bs={bs}", f"--iodepth={depth}", "--ioengine=io_uring", "--direct=1",
+           f"--size={args.size}", f"--runtime={args.duration}", f"--ramp_time={args.warmup}",
+           "--time_based", "--norandommap", "--randrepeat=0", "--output-format=json"]
+    if rw in ("write", "randwrite"):
+        cmd.append("--end_fsync=1")
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    job = json.loads(out[out.index("{"):])["jobs"][0]
+    side = job["read"] if rw in ("read", "randread") else job["write"]
+    if name == "fio.write":
+        os.unlink(os.path.join(path, name))
+    runtime_s = side["runtime"] / 1e3
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s
+    return side["bw_bytes"], cpu_s / (side["io_bytes"] / 1e9)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--path", required=True)
+    ap.add_argument("--probe", default=DEFAULT_PROBE)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--duration", type=float, default=3)
+    ap.add_argument("--warmup", type=float, default=0.5)
+    ap.add_argument("--size", default="256M")
+    ap.add_argument("--reserve", default="1G")
+    ap.add_argument("--modes", default="read,write,randread")
+    args = ap.parse_args()
+    modes = args.modes.split(",")
+    version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{version} vs {args.probe}; path {args.path}; {args.runs} alternating runs of "
+          f"{args.duration} s (+{args.warmup} s warm-up); size {args.size}")
+    read_file = os.path.join(args.path, "fio.read")
+    if any(m in ("read", "randread") for m in modes):
+        subprocess.run(["fio", "--name=layout", f"--filename={read_file}", "--rw=write",
+                        "--bs=1M", "--iodepth=16", "--ioengine=io_uring", "--direct=1",
+                        f"--size={args.size}", "--end_fsync=1"],
+                       capture_output=True, check=True)
+    rows = []
+    try:
+        for mode in modes:
+            ours, theirs, ratios, our_cpu, fio_cpu = [], [], [], [], []
+            for _ in range(args.runs):
+                bw, cpu = run_probe(args, mode, args.path)
+                fbw, fcpu = run_fio(args, mode, args.path)
+                ours.append(bw)
+                theirs.append(fbw)
+                ratios.append(bw / fbw)
+                our_cpu.append(cpu)
+                fio_cpu.append(fcpu)
+                print(f"  {mode:9s} probe {bw / 1e6:9.1f} MB/s  fio {fbw / 1e6:9.1f} MB/s  "
+                      f"ratio {bw / fbw:.3f}", flush=True)
+            rows.append((mode, MODES[mode][0], MODES[mode][1], statistics.median(ours),
+                         statistics.median(theirs), statistics.median(ratios),
+                         statistics.median(our_cpu), statistics.median(fio_cpu)))
+    finally:
+        if os.path.exists(read_file):
+            os.unlink(read_file)
+    print()
+    print("| mode | bs | depth | probe MB/s | fio MB/s | probe/fio (median of pairs) | "
+          "probe CPU s/GB | fio CPU s/GB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for mode, bs, depth, o, t, ratio, oc, fc in rows:
+        print(f"| {mode} | {bs} | {depth} | {o / 1e6:.0f} | {t / 1e6:.0f} | {ratio:.3f} | "
+              f"{oc:.4f} | {fc:.4f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
