@@ -38,6 +38,12 @@ constexpr ValueDoc kValueCatalogue[] = {
   {"route_mtu_bytes", "MTU of the kernel's route to the peer."},
   {"egress_matches_expected", "1 if the route to the peer leaves through the configured fabric interface."},
   {"jumbo_frames_pass", "1 if a full-size frame of the fleet's MTU with DF set reached the peer's responder."},
+  {"copy_throughput_bytes_per_second",
+   "Throughput of the same streams sending with read()/write() copies instead of sendfile: what a copying pipeline (dd | socat) can reach on this path."},
+  {"buffered_throughput_bytes_per_second",
+   "Storage throughput of the same jobs through the page cache instead of O_DIRECT: what cp/rsync-style tools can reach."},
+  {"single_file_throughput_bytes_per_second",
+   "Storage throughput of the same parallelism over one shared file instead of one file per job: read-offset contention."},
 };
 // clang-format on
 
