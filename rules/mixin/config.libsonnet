@@ -50,5 +50,19 @@
     collectorFailingFor: '15m',
     exporterDownFor: '5m',
     causeFor: '15m',
+
+    // Regressions (issue 14): the baseline is this quantile of the last
+    // baselineWindow of clean probe results (cpu_bound/contended runs left out).
+    baselineQuantile: 0.9,
+    baselineWindow: '7d',
+    // A layer regressed when every result of the last regressionRuns runs is
+    // more than regressionFraction below its baseline. probeIntervalSeconds is
+    // the probe plan's interval (the window is runs x interval).
+    regressionFraction: 0.15,
+    regressionRuns: 3,
+    probeIntervalSeconds: 3600,
+    // Drift: how far back "what it was" reaches, and how long a change is shown.
+    driftLookback: '7d',
+    changeShownFor: '1d',
   },
 }

@@ -2,4 +2,5 @@
 // prometheusRules (recording rules) and prometheusAlerts (alerting rules).
 (import 'config.libsonnet') +
 (import 'ladder.libsonnet') +
-(import 'alerts.libsonnet')
+(import 'alerts.libsonnet') +
+(import 'drift.libsonnet')

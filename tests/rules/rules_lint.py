@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks the rule bundle beyond what promtool checks:
 
-* every alert has a firing test and a near-miss test (rules/tests/*.test.yml);
+* every alert has a firing test and a near-miss test (rules/tests/*.test.yml),
+  and every test file evaluates the rule groups in file order (recording
+  rules before the alerts that read them);
 * every alert has severity critical|warning|info, a static summary, a
   description and a runbook_url pointing at an existing docs/runbooks.md anchor;
 * alert names are Fabric + CamelCase, at most 40 characters, without a
@@ -111,11 +113,17 @@ def anchors():
     return result
 
 
-def tests():
-    """alertname -> set of kinds ('firing', 'near_miss') over all test files."""
+def tests(group_names):
+    """alertname -> set of kinds ('firing', 'near_miss') over all test files;
+    also checks each file's group_eval_order lists every rule group in order."""
     seen = {}
     for path in sorted(glob.glob(os.path.join(SRC, 'rules', 'tests', '*.test.yml'))):
-        lines = open(path).read().split('\n')
+        text = open(path).read()
+        m = re.search(r'^group_eval_order: \[(.*)\]$', text, re.M)
+        order = [g.strip() for g in m.group(1).split(',')] if m else None
+        if order != group_names:
+            err(f'{os.path.basename(path)}: group_eval_order must be [{", ".join(group_names)}]')
+        lines = text.split('\n')
         for i, line in enumerate(lines):
             m = re.match(r'\s+alertname:\s*(\w+)\s*$', line)
             if not m:
@@ -143,7 +151,7 @@ def main():
         if kind == 'pending' and name in golden:
             err(f'external_metrics.txt: {name} is now in tests/golden: remove its pending line')
     anchor_set = anchors()
-    tested = tests()
+    tested = tests([g['name'] for g in data['groups']])
     alerts = [r for r in rules if 'alert' in r]
     names = [a['alert'] for a in alerts]
     for n in set(names):
