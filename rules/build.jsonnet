@@ -1,8 +1,4 @@
-// Renders rules/fabric-ladder.rules.yml (run by rules/generate; a ctest
-// keeps the committed file equal to this output).
+// The rule file's content as JSON; rules/generate writes it as YAML to
+// rules/fabric-ladder.rules.yml (a ctest keeps the committed file equal).
 local mixin = import 'mixin/mixin.libsonnet';
-std.manifestYamlDoc(
-  { groups: mixin.prometheusRules.groups + mixin.prometheusAlerts.groups },
-  indent_array_in_object=true,
-  quote_keys=false,
-)
+{ groups: mixin.prometheusRules.groups + mixin.prometheusAlerts.groups }
