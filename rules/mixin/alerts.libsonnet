@@ -263,6 +263,13 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
             < %(writeReadRatio)s
           ||| % c, 'A filesystem writes far slower than it reads.',
                 'Writes to {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of its reads (%sB/s): filesystem settings (compression, recordsize, sync) are the limit for data received here.' % qe('max(fabric_probe_throughput_bytes_per_second{probe="storage_read",instance=%q,target=%q})', ['instance', 'target'])),
+          alert('FabricStorageWriteBelowFleet', 'warning', |||
+            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
+            < %(writeFleetRatio)s * scalar(quantile(0.5,
+                max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
+              ))
+          ||| % c, 'A node writes far slower than the fleet.',
+                'Writes to {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanize }}B/s, against a fleet median of %sB/s: this is the weakest node to receive bulk data.' % '{{ with query `quantile(0.5, max by (instance, target) (fabric_probe_throughput_bytes_per_second{probe="storage_write"}))` }}{{ . | first | value | humanize }}{{ end }}'),
           // Shape 12.
           alert('FabricStorageLatencyBound', 'info', |||
             fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_read|storage_write"}

@@ -22,6 +22,8 @@
     singleFileRatio: 0.5,
     // Storage write below this fraction of read on the same directory (shape 7).
     writeReadRatio: 0.4,
+    // Storage write below this fraction of the fleet's median write probe.
+    writeFleetRatio: 0.25,
     // Real transfers: only judged while at least this much is moving.
     transferMinBytesPerSecond: 250e6,
     // The page: real transfers below this fraction of the proven TCP ceiling.
