@@ -40,6 +40,12 @@ constexpr ValueDoc kValueCatalogue[] = {
   {"jumbo_frames_pass",
    "1 if an ICMP echo of the path's expected MTU with Don't Fragment set came back from the peer."},
   {"jumbo_frame_bytes", "Size of the DF-set echo the jumbo check sent: the path's expected MTU."},
+  {"copy_throughput_bytes_per_second",
+   "Throughput of the same streams sending with read()/write() copies instead of sendfile: what a copying pipeline (dd | socat) can reach on this path."},
+  {"buffered_throughput_bytes_per_second",
+   "Storage throughput of the same jobs through the page cache instead of O_DIRECT: what cp/rsync-style tools can reach."},
+  {"single_file_throughput_bytes_per_second",
+   "Storage throughput of the same parallelism over one shared file instead of one file per job: read-offset contention."},
 };
 // clang-format on
 

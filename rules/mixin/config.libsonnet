@@ -1,0 +1,70 @@
+// Every selector and threshold of the rule bundle, in one place. Override in
+// your own jsonnet:  (import 'fabric-ladder/rules/mixin/mixin.libsonnet') +
+//   { _config+:: { selector: 'job="fabric-exporter"' } }
+// Defaults fit a 100-400 GbE RoCE/TCP fabric (BOTTLENECK_SHAPES.md numbers).
+{
+  _config+:: {
+    // Label matchers selecting fabric_exporter series (every rule uses it).
+    selector: 'job="fabric"',
+    // Prefix of runbook links; each alert appends #<alertname in lower case>.
+    runbookBase: 'https://github.com/fabric-ladder/fabric-ladder/blob/main/docs/runbooks.md',
+
+    // PCIe: a fabric NIC's path must carry this fraction of its line rate.
+    pcieLineRatio: 0.95,
+    // Socket buffers: the tcp_rmem/tcp_wmem max must hold this many BDPs.
+    bdpFactor: 1,
+    // Single stream below this fraction of the multi-stream ceiling (shape 2).
+    singleStreamRatio: 0.5,
+    // Copy path below this fraction of the sendfile rate (shape 4: 27%).
+    copyRatio: 0.5,
+    // Buffered / single-file storage below this fraction of direct multi-file.
+    bufferedRatio: 0.5,
+    singleFileRatio: 0.5,
+    // Storage write below this fraction of read on the same directory (shape 7).
+    writeReadRatio: 0.4,
+    // Storage write below this fraction of the fleet's median write probe.
+    writeFleetRatio: 0.25,
+    // Real transfers: only judged while at least this much is moving.
+    transferMinBytesPerSecond: 250e6,
+    // The page: real transfers below this fraction of the proven TCP ceiling.
+    transferCriticalRatio: 0.25,
+    // Application gap: one flow below this fraction of the single-stream probe.
+    appSingleStreamRatio: 0.5,
+    // Applications treated as encrypted bulk transport (shape 8).
+    sshApplications: 'ssh|scp|sftp',
+    // TX/RX asymmetry: a node's best send below this fraction of its best receive.
+    txRxRatio: 0.85,
+    // TX pause: a node above this multiple of the fleet median, and above a floor.
+    pauseMedianFactor: 10,
+    pauseMinPerHour: 500,
+    // Retransmit storm: retransmits per second of probe window, and the
+    // local/peer line-rate ratio that makes a path speed-mismatched.
+    retransmitsPerSecond: 500,
+    speedMismatchRatio: 1.5,
+    // Receive backpressure (shape 15), over backpressureWindow.
+    backpressureWindow: '30m',
+    backpressurePauseMin: 1000,
+    backpressureRetransmitsMin: 10000,
+    // Probe health.
+    probeStaleSeconds: 3 * 3600,
+    probeNeverRanFor: '6h',
+    probeFailingFor: '1h',
+    collectorFailingFor: '15m',
+    exporterDownFor: '5m',
+    causeFor: '15m',
+
+    // Regressions (issue 14): the baseline is this quantile of the last
+    // baselineWindow of clean probe results (cpu_bound/contended runs left out).
+    baselineQuantile: 0.9,
+    baselineWindow: '7d',
+    // A layer regressed when every result of the last regressionRuns runs is
+    // more than regressionFraction below its baseline. probeIntervalSeconds is
+    // the probe plan's interval (the window is runs x interval).
+    regressionFraction: 0.15,
+    regressionRuns: 3,
+    probeIntervalSeconds: 3600,
+    // Drift: how far back "what it was" reaches, and how long a change is shown.
+    driftLookback: '7d',
+    changeShownFor: '1d',
+  },
+}
