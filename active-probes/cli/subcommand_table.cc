@@ -2,8 +2,14 @@
 
 namespace fabric::probe {
 
+int RunServeCommand(int argc, char** argv);
+int RunTcpCommand(int argc, char** argv);
+
 const std::vector<Subcommand>& Subcommands() {
-  static const std::vector<Subcommand> table = {};
+  static const std::vector<Subcommand> table = {
+      {"serve", "answer probes from peers (the responder)", RunServeCommand},
+      {"tcp", "multi-stream TCP throughput against a responder", RunTcpCommand},
+  };
   return table;
 }
 
