@@ -209,6 +209,7 @@ void Responder::Dispatch(Pending p) {
         break;
     }
     session_.reset();
+    session->Close();
   });
 }
 

@@ -29,6 +29,9 @@ class Session {
   bool OfferData(UniqueFd fd, const sockaddr_storage& peer, std::string_view token, uint64_t index);
   // Closes the control connection so Run() returns promptly.
   void Abort();
+  // Closes the control connection; the requester waits for this EOF after
+  // BYE, so it is sent only once the responder is free for the next session.
+  void Close() { control_.handle().Reset(); }
   // Milliseconds until this session's own deadline, for BUSY's retry hint.
   uint64_t RemainingMs() const;
 

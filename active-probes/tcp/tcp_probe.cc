@@ -20,6 +20,13 @@ using std::chrono::milliseconds;
 
 std::string PeerText(const HostPort& p) { return p.host + ":" + std::to_string(p.port); }
 
+// The responder closes the control connection once its session slot is free;
+// waiting for that keeps our next session (a sweep's next run, a retry after
+// a rejection) from finding it BUSY.
+void WaitForClose(LineConn& conn) {
+  (void)conn.Read(Clock::now() + std::chrono::milliseconds(2000));
+}
+
 // Connection, authentication and admission. BUSY is returned as an error of
 // kind busy with the responder's hint in retry_ms.
 Result<LineConn> OpenSession(const TcpProbeOptions& o, uint64_t* retry_ms) {
@@ -62,6 +69,7 @@ Result<LineConn> OpenSession(const TcpProbeOptions& o, uint64_t* retry_ms) {
   if (auto s = conn.Write(auth, deadline()); !s.ok()) return Unexpected{s.error()};
   auto reply = conn.Read(deadline());
   if (!reply.ok() || reply->verb != "AUTH_OK") {
+    if (reply.ok()) WaitForClose(conn);
     return MakeError("auth: " + PeerText(o.peer) +
                      " refused the shared secret (check --secret-file on both sides)");
   }
@@ -172,6 +180,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   if (!accept.ok())
     return MakeError("refused: responder closed the session: " + accept.error().message);
   if (accept->verb == "REJECT") {
+    WaitForClose(control);
     return MakeError("rejected: responder refused the request: " +
                      accept->Get("reason").value_or("unknown"));
   }
@@ -232,6 +241,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   Message bye;
   bye.verb = "BYE";
   (void)control.Write(bye, idle());
+  WaitForClose(control);
 
   SideReport local = DiffEdges(a, b, send);
   if (remote->streams.size() != local.streams.size()) {
