@@ -78,7 +78,7 @@ Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port) {
 }
 
 Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
-                      std::chrono::milliseconds timeout, int rcvbuf, int sndbuf) {
+                      std::chrono::milliseconds timeout, int rcvbuf, int sndbuf, bool nodelay) {
   auto addr = Resolve(peer.host, peer.port, false);
   if (!addr.ok()) return Unexpected{addr.error()};
   UniqueFd fd(::socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -120,8 +120,8 @@ Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
   }
   int flags = fcntl(fd.get(), F_GETFL);
   fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
-  int one = 1;
-  setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  int on = nodelay ? 1 : 0;
+  setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
   return fd;
 }
 

@@ -30,9 +30,13 @@ Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port);
 
 // Connects a TCP socket. bind_address (optional) selects the source address.
 // rcvbuf/sndbuf (0 = kernel autotuning) are set before connect so the window
-// scale matches. Errors start with "refused:", "unreachable:" or "timeout:".
+// scale matches. nodelay suits the control connection; bulk data streams
+// leave Nagle on so a send that is not a whole number of segments does not
+// push a runt segment each call. Errors start with "refused:",
+// "unreachable:" or "timeout:".
 Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
-                      std::chrono::milliseconds timeout, int rcvbuf = 0, int sndbuf = 0);
+                      std::chrono::milliseconds timeout, int rcvbuf = 0, int sndbuf = 0,
+                      bool nodelay = true);
 
 // A listening socket on address:port (SO_REUSEADDR; IPV6_V6ONLY off for "::").
 Result<UniqueFd> Listen(const HostPort& address, int backlog = 128);

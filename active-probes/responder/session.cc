@@ -1,5 +1,7 @@
 #include "active-probes/responder/session.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -136,6 +138,9 @@ Session::Outcome Session::Run() {
     spec.cpu = cpus.empty() ? -1 : cpus[i % cpus.size()];
     if (rcvbuf > 0) setsockopt(spec.fd.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     if (sndbuf > 0) setsockopt(spec.fd.get(), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+    // The accept path turned Nagle off for the first line; bulk data wants it on.
+    int zero = 0;
+    setsockopt(spec.fd.get(), IPPROTO_TCP, TCP_NODELAY, &zero, sizeof(zero));
     send.push_back(spec.send);
     specs.push_back(std::move(spec));
   }

@@ -196,7 +196,8 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   std::vector<StreamSpec> specs;
   std::vector<bool> send;
   for (uint32_t i = 0; i < req.total(); ++i) {
-    auto fd = Dial(o.peer, o.bind_address, o.connect_timeout, o.rcvbuf, o.sndbuf);
+    auto fd = Dial(o.peer, o.bind_address, o.connect_timeout, o.rcvbuf, o.sndbuf,
+                   /*nodelay=*/false);
     if (!fd.ok()) return Unexpected{fd.error()};
     Message data;
     data.verb = "DATA";
