@@ -21,6 +21,7 @@
 #include "active-probes/control/conn.h"
 #include "common/result.h"
 #include "common/unique_fd.h"
+#include "exporter/core/sysroot.h"
 
 namespace fabric::probe {
 
@@ -37,8 +38,10 @@ struct ResponderOptions {
   int rcvbuf = 0;  // SO_RCVBUF on data sockets; 0 = autotune (a request may ask for its own)
   int sndbuf = 0;
   bool pin = false;  // pin stream threads round-robin over the allowed CPUs
-  std::string procfs;
-  std::string sysfs;
+  // Where procfs and sysfs are mounted (host defaults; a container points
+  // these at the host's mounts).
+  std::string procfs{SysRoot::kDefaultProcfs};
+  std::string sysfs{SysRoot::kDefaultSysfs};
 };
 
 struct ResponderCounters {

@@ -13,6 +13,7 @@
 #include "active-probes/control/conn.h"
 #include "active-probes/tcp/stream_io.h"
 #include "common/result.h"
+#include "exporter/core/sysroot.h"
 
 namespace fabric::probe {
 
@@ -40,8 +41,10 @@ struct TcpProbeOptions {
   std::vector<int> cpus;    // explicit CPU list; overrides the two above
   std::chrono::milliseconds connect_timeout{5000};
   int busy_retries = 0;  // BUSY answers to wait out (with the responder's hint + jitter)
-  std::string procfs;
-  std::string sysfs;
+  // Where procfs and sysfs are mounted (host defaults; a container points
+  // these at the host's mounts).
+  std::string procfs{SysRoot::kDefaultProcfs};
+  std::string sysfs{SysRoot::kDefaultSysfs};
 };
 
 // Stable error kinds, the first word of the error message ("busy: ...").

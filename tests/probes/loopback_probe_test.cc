@@ -120,6 +120,26 @@ TEST_F(LoopbackProbeTest, SecondSessionIsBusyThenRetrySucceeds) {
   EXPECT_TRUE(third.ok()) << third.error().message;
 }
 
+TEST(ResponderLimitsTest, ByteLimitCapsWhatTheResponderSends) {
+  ResponderOptions ro;
+  ro.listen = {HostPort{"127.0.0.1", 0}};
+  ro.allow = *ParseCidrList("127.0.0.1/32");
+  ro.secret = kSecret;
+  ro.max_bytes = 8 << 20;
+  Responder responder(ro);
+  ASSERT_TRUE(responder.Start().ok());
+  TcpProbeOptions o;
+  o.peer = responder.bound()[0];
+  o.secret = kSecret;
+  o.streams = 2;
+  o.direction = Direction::kReceive;
+  o.duration = std::chrono::milliseconds(500);
+  o.warmup = std::chrono::milliseconds(0);
+  auto r = RunTcpProbe(o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_LE(r->bytes, 8u << 20);
+}
+
 TEST(ProbeErrorsTest, RefusedIsNamed) {
   TcpProbeOptions o;
   o.peer = HostPort{"127.0.0.1", 1};
