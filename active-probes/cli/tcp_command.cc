@@ -50,7 +50,7 @@ int RunTcpCommand(int argc, char** argv) {
                   "Sender: sendfile (from a memfd), copy (write from userspace) or zerocopy "
                   "(MSG_ZEROCOPY)",
                   "sendfile");
-  flags.AddString("block", "BYTES", "Bytes per send call (and receive buffer)", "1M");
+  flags.AddString("block", "BYTES", "Bytes per send call (and receive buffer)", "256K");
   flags.AddString("sweep", "N,N,...", "Run these stream counts in turn and find saturation", "");
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddString("sndbuf", "BYTES", "SO_SNDBUF on our data sockets (0 = autotune)", "0");
