@@ -30,7 +30,12 @@ uint64_t Session::RemainingMs() const {
   return left.count() > 0 ? static_cast<uint64_t>(left.count()) : 0;
 }
 
-void Session::Abort() { shutdown(control_.fd(), SHUT_RDWR); }
+void Session::Abort() {
+  std::lock_guard<std::mutex> lock(mu_);
+  aborted_ = true;
+  cv_.notify_all();
+  shutdown(control_.fd(), SHUT_RDWR);
+}
 
 Session::Outcome Session::Fail(const std::string& why) {
   log::Info("probe session ended early", {{"peer", AddressText(peer_)}, {"reason", why}});
@@ -118,8 +123,10 @@ Session::Outcome Session::Run() {
 
   {
     std::unique_lock<std::mutex> lock(mu_);
-    bool all = cv_.wait_until(lock, idle(), [&] { return data_count_ == data_.size(); });
+    bool all =
+        cv_.wait_until(lock, idle(), [&] { return aborted_ || data_count_ == data_.size(); });
     accepting_data_ = false;
+    if (aborted_) return Fail("responder stopping");
     if (!all) return Fail("data streams did not all connect within the idle timeout");
   }
 

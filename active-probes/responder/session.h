@@ -49,6 +49,7 @@ class Session {
   std::vector<UniqueFd> data_;  // guarded by mu_, indexed by stream
   size_t data_count_ = 0;
   bool accepting_data_ = false;
+  bool aborted_ = false;
   Clock::time_point deadline_;
 };
 

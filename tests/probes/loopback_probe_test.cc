@@ -1,6 +1,7 @@
 // The library API end to end on loopback with real sockets: a Responder
 // inside the test process, RunTcpProbe against it.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 
 #include <future>
 
@@ -138,6 +139,21 @@ TEST(ResponderLimitsTest, ByteLimitCapsWhatTheResponderSends) {
   auto r = RunTcpProbe(o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_LE(r->bytes, 8u << 20);
+}
+
+TEST(ProbeErrorsTest, SilentPeerIsTimeout) {
+  // A listener that never answers: the connection completes in the backlog,
+  // HELLO gets no reply.
+  auto listener = Listen(HostPort{"127.0.0.1", 0});
+  ASSERT_TRUE(listener.ok()) << listener.error().message;
+  sockaddr_storage local = LocalAddress(listener->get());
+  TcpProbeOptions o;
+  o.peer = HostPort{"127.0.0.1", ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port)};
+  o.secret = kSecret;
+  o.connect_timeout = std::chrono::milliseconds(300);
+  auto r = RunTcpProbe(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kTimeout) << r.error().message;
 }
 
 TEST(ProbeErrorsTest, RefusedIsNamed) {
