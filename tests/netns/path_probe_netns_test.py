@@ -1,11 +1,8 @@
-#!/ usr / bin / env python3
-""
-    "Path checks for real (issue: scheduled probes): fabric_exporter in one
-    network namespace with a two -
-    node fleet config probes the route and the jumbo path to its peer.Moving the route onto a second
-        interface sets the mismatch metric;
-an MTU of 1500 on the peer fails the jumbo check;
-a restart keeps the
+#!/usr/bin/env python3
+"""Path checks for real (issue: scheduled probes): fabric_exporter in one
+network namespace with a two-node fleet config probes the route and the jumbo
+path to its peer. Moving the route onto a second interface sets the mismatch
+metric; an MTU of 1500 on the peer fails the jumbo check; a restart keeps the
 last results."""
 import os
 import sys
@@ -25,25 +22,14 @@ fleet:
   self: node-a
   nodes:
     - {{name: node-a, address: 198.18.8.1, interface: fl8a0, mtu: 9000}}
-    - {
-  {
-  name: node-b, address: 198.18.8.2, interface: fl8b0, mtu: 9000}}
+    - {{name: node-b, address: 198.18.8.2, interface: fl8b0, mtu: 9000}}
 probes:
   state_file: {state}
   max_splay: 0s
-  path: {
-      {
-      interval:
-        1s, echo_timeout : 500ms
-      }
-    } collectors : flows : {
-      {
-      enabled:
-        false
-      }
-    }
+  path: {{interval: 1s, echo_timeout: 500ms}}
+collectors:
+  flows: {{enabled: false}}
 """
-SERIES = '{{direction="",probe="path",target="node-b"}}'
 
 
 def value(body, name):
@@ -73,6 +59,7 @@ class PathProbeTest(unittest.TestCase):
 
     def wait_for(self, exporter, predicate, timeout=15):
         deadline = time.monotonic() + timeout
+        body = ""
         while time.monotonic() < deadline:
             body = exporter.metrics()
             if predicate(body):
@@ -91,14 +78,14 @@ class PathProbeTest(unittest.TestCase):
             self.assertIn('egress_interface="fl8a0"', body)
             self.assertIn('fabric_fleet_peer_info{address="198.18.8.2"', body)
 
-#Shape 13 : the route to the peer now leaves through the wrong NIC.
+            # Shape 13: the route to the peer now leaves through the wrong NIC.
             ip("-n", A, "route", "add", "198.18.8.2/32", "dev", "fl8a1")
             body = self.wait_for(e, lambda b: value(b, "egress_matches_expected") == 0.0)
             self.assertIn('egress_interface="fl8a1"', body)
             ip("-n", A, "route", "del", "198.18.8.2/32", "dev", "fl8a1")
             self.wait_for(e, lambda b: value(b, "egress_matches_expected") == 1.0)
 
-#The peer runs MTU 1500 : a 9000 - byte frame with DF set no longer arrives.
+            # The peer runs MTU 1500: a 9000-byte frame with DF set no longer arrives.
             ip("-n", B, "link", "set", "fl8b0", "mtu", "1500")
             self.wait_for(e, lambda b: value(b, "jumbo_frames_pass") == 0.0)
             ip("-n", B, "link", "set", "fl8b0", "mtu", "9000")
@@ -106,8 +93,8 @@ class PathProbeTest(unittest.TestCase):
             last_run = value(before, "last_run_timestamp_seconds")
             self.assertGreater(last_run, 0)
 
-#Restart : the last result is served from the state file before(or
-#unless) a new run replaces it.
+        # Restart: the last result is served from the state file before (or
+        # unless) a new run replaces it.
         self.assertTrue(os.path.exists(self.state))
         with self.exporter() as e:
             body = e.metrics()

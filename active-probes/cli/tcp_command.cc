@@ -1,0 +1,164 @@
+// fabric_probe tcp: the multi-stream TCP probe against a responder.
+#include <signal.h>
+
+#include <cstdio>
+
+#include "active-probes/cli/arg_parse.h"
+#include "active-probes/control/auth.h"
+#include "active-probes/responder/responder.h"
+#include "active-probes/tcp/host_stats.h"
+#include "active-probes/tcp/report.h"
+#include "active-probes/tcp/tcp_probe.h"
+#include "common/flags.h"
+#include "exporter/core/sysroot.h"
+
+namespace fabric::probe {
+namespace {
+
+int ExitCodeFor(ProbeErrorKind k) {
+  switch (k) {
+    case ProbeErrorKind::kBusy:
+      return 3;
+    case ProbeErrorKind::kAuth:
+      return 4;
+    case ProbeErrorKind::kRefused:
+      return 5;
+    case ProbeErrorKind::kUnreachable:
+      return 6;
+    case ProbeErrorKind::kTimeout:
+      return 7;
+    case ProbeErrorKind::kRejected:
+      return 8;
+    case ProbeErrorKind::kOther:
+      break;
+  }
+  return 1;
+}
+
+}  // namespace
+
+int RunTcpCommand(int argc, char** argv) {
+  FlagSet flags;
+  flags.AddString("peer", "HOST[:PORT]", "Responder to probe (port default 9878; required)", "");
+  flags.AddString("secret-file", "FILE", "File holding the shared secret (required)", "");
+  flags.AddString("streams", "N", "Parallel TCP streams, one thread each", "8");
+  flags.AddString("duration", "DUR", "Measured window", "5s");
+  flags.AddString("warmup", "DUR", "Warm-up before the window, excluded from the result", "1s");
+  flags.AddString("direction", "DIR", "send (we send), receive (the responder sends) or both",
+                  "send");
+  flags.AddString("mode", "MODE",
+                  "Sender: sendfile (from a memfd), copy (write from userspace) or zerocopy "
+                  "(MSG_ZEROCOPY)",
+                  "sendfile");
+  flags.AddString("block", "BYTES", "Bytes per send call (and receive buffer)", "256K");
+  flags.AddString("sweep", "N,N,...", "Run these stream counts in turn and find saturation", "");
+  flags.AddString("bind", "ADDR", "Source address", "");
+  flags.AddString("sndbuf", "BYTES", "SO_SNDBUF on our data sockets (0 = autotune)", "0");
+  flags.AddString("rcvbuf", "BYTES", "SO_RCVBUF on our data sockets (0 = autotune)", "0");
+  flags.AddString("peer-rcvbuf", "BYTES", "Ask the responder for this SO_RCVBUF (0 = its own)",
+                  "0");
+  flags.AddString("peer-sndbuf", "BYTES", "Ask the responder for this SO_SNDBUF (0 = its own)",
+                  "0");
+  flags.AddBool("pin", "Pin each stream thread to its own CPU", true);
+  flags.AddBool("numa-local", "Pin to CPUs of the NIC's NUMA node", false);
+  flags.AddString("cpus", "LIST", "Pin stream threads to these CPUs, e.g. 0-3,8", "");
+  flags.AddString("connect-timeout", "DUR", "Connect and control-message timeout", "5s");
+  flags.AddString("busy-retries", "N", "Wait out this many BUSY answers before failing", "0");
+  flags.AddBool("json", "Print the result as JSON", false);
+  flags.AddBool("help", "Show this help", false);
+  if (auto s = flags.Parse(argc, argv); !s.ok()) {
+    std::fprintf(stderr, "fabric_probe tcp: %s\n", s.error().message.c_str());
+    return 2;
+  }
+  if (flags.GetBool("help")) {
+    std::printf(
+        "Usage: fabric_probe tcp --peer HOST[:PORT] --secret-file FILE [FLAGS]\n\n"
+        "Multi-stream TCP throughput against `fabric_probe serve`, counted at the\n"
+        "receiver, with self-checks (cpu_bound, contended, stream_limited).\n"
+        "Exit status: 0 ok, 1 error, 2 usage, 3 busy, 4 auth, 5 refused, "
+        "6 unreachable, 7 timeout, 8 rejected by the responder's limits.\n\n%s",
+        flags.Usage().c_str());
+    return 0;
+  }
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "fabric_probe tcp: %s\n", m.c_str());
+    return 2;
+  };
+  TcpProbeOptions o;
+  o.procfs = std::string(SysRoot::kDefaultProcfs);
+  o.sysfs = std::string(SysRoot::kDefaultSysfs);
+  if (flags.GetString("peer").empty()) return fail("--peer is required");
+  auto peer = ParseHostPort(flags.GetString("peer"), kDefaultResponderPort);
+  if (!peer.ok()) return fail("--peer: " + peer.error().message);
+  o.peer = *peer;
+  if (flags.GetString("secret-file").empty()) return fail("--secret-file is required");
+  auto secret = LoadSecretFile(flags.GetString("secret-file"));
+  if (!secret.ok()) return fail(secret.error().message);
+  o.secret = *secret;
+  auto streams = ParseCountFlag("streams", flags.GetString("streams"), 1, 4096);
+  auto duration = ParseDurationFlag("duration", flags.GetString("duration"));
+  auto warmup = ParseDurationFlag("warmup", flags.GetString("warmup"));
+  auto direction = ParseDirection(flags.GetString("direction"));
+  auto mode = ParseSendMode(flags.GetString("mode"));
+  auto block = ParseBytesFlag("block", flags.GetString("block"));
+  auto sndbuf = ParseBytesFlag("sndbuf", flags.GetString("sndbuf"));
+  auto rcvbuf = ParseBytesFlag("rcvbuf", flags.GetString("rcvbuf"));
+  auto peer_rcvbuf = ParseBytesFlag("peer-rcvbuf", flags.GetString("peer-rcvbuf"));
+  auto peer_sndbuf = ParseBytesFlag("peer-sndbuf", flags.GetString("peer-sndbuf"));
+  auto timeout = ParseDurationFlag("connect-timeout", flags.GetString("connect-timeout"));
+  auto retries = ParseCountFlag("busy-retries", flags.GetString("busy-retries"), 0, 100);
+  for (const Error* e :
+       {streams.ok() ? nullptr : &streams.error(), duration.ok() ? nullptr : &duration.error(),
+        warmup.ok() ? nullptr : &warmup.error(), direction.ok() ? nullptr : &direction.error(),
+        mode.ok() ? nullptr : &mode.error(), block.ok() ? nullptr : &block.error(),
+        sndbuf.ok() ? nullptr : &sndbuf.error(), rcvbuf.ok() ? nullptr : &rcvbuf.error(),
+        peer_rcvbuf.ok() ? nullptr : &peer_rcvbuf.error(),
+        peer_sndbuf.ok() ? nullptr : &peer_sndbuf.error(),
+        timeout.ok() ? nullptr : &timeout.error(), retries.ok() ? nullptr : &retries.error()}) {
+    if (e != nullptr) return fail(e->message);
+  }
+  if (duration->count() < 100) return fail("--duration: at least 100ms");
+  if (*block < 1024 || *block > (4u << 20)) return fail("--block: from 1K to 4M");
+  o.streams = static_cast<uint32_t>(*streams);
+  o.duration = *duration;
+  o.warmup = *warmup;
+  o.direction = *direction;
+  o.mode = *mode;
+  o.block = static_cast<uint32_t>(*block);
+  o.sndbuf = static_cast<int>(std::min<uint64_t>(*sndbuf, 1u << 30));
+  o.rcvbuf = static_cast<int>(std::min<uint64_t>(*rcvbuf, 1u << 30));
+  o.peer_rcvbuf = static_cast<uint32_t>(std::min<uint64_t>(*peer_rcvbuf, 1u << 30));
+  o.peer_sndbuf = static_cast<uint32_t>(std::min<uint64_t>(*peer_sndbuf, 1u << 30));
+  o.connect_timeout = *timeout;
+  o.busy_retries = static_cast<int>(*retries);
+  o.bind_address = flags.GetString("bind");
+  o.pin = flags.GetBool("pin");
+  o.numa_local = flags.GetBool("numa-local");
+  if (!flags.GetString("cpus").empty()) {
+    auto cpus = ParseCpuList(flags.GetString("cpus"));
+    if (!cpus.ok()) return fail("--cpus: " + cpus.error().message);
+    o.cpus = *cpus;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  bool json = flags.GetBool("json");
+  auto report_error = [&](const Error& e) {
+    if (json) std::fputs(ErrorToJson(e).c_str(), stdout);
+    std::fprintf(stderr, "fabric_probe tcp: %s\n", e.message.c_str());
+    return ExitCodeFor(ErrorKindOf(e));
+  };
+  if (!flags.GetString("sweep").empty()) {
+    auto counts = ParseCountList("sweep", flags.GetString("sweep"), 4096);
+    if (!counts.ok()) return fail(counts.error().message);
+    auto sweep = RunTcpSweep(o, *counts);
+    if (!sweep.ok()) return report_error(sweep.error());
+    std::fputs(json ? SweepToJson(*sweep).c_str() : SweepToTable(*sweep).c_str(), stdout);
+    return 0;
+  }
+  auto result = RunTcpProbe(o);
+  if (!result.ok()) return report_error(result.error());
+  std::fputs(json ? (ResultToJson(*result) + "\n").c_str() : ResultToTable(*result).c_str(),
+             stdout);
+  return 0;
+}
+
+}  // namespace fabric::probe

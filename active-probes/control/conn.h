@@ -1,0 +1,71 @@
+// Sockets for the probe's control and data connections: dialling with a
+// deadline and errors that name the failure (refused, unreachable, timed out),
+// listening, and a line-oriented control connection whose reads have a
+// deadline for the whole message, so a peer trickling one byte at a time
+// cannot hold the responder.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "active-probes/control/message.h"
+#include "common/result.h"
+#include "common/unique_fd.h"
+
+namespace fabric::probe {
+
+using Clock = std::chrono::steady_clock;
+
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+};
+
+// "host", "host:port", "[v6]:port", "v6" (no port). The port defaults to
+// default_port.
+Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port);
+
+// Connects a TCP socket. bind_address (optional) selects the source address.
+// rcvbuf/sndbuf (0 = kernel autotuning) are set before connect so the window
+// scale matches. nodelay suits the control connection; bulk data streams
+// leave Nagle on so a send that is not a whole number of segments does not
+// push a runt segment each call. Errors start with "refused:",
+// "unreachable:" or "timeout:".
+Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
+                      std::chrono::milliseconds timeout, int rcvbuf = 0, int sndbuf = 0,
+                      bool nodelay = true);
+
+// A listening socket on address:port (SO_REUSEADDR; IPV6_V6ONLY off for "::").
+Result<UniqueFd> Listen(const HostPort& address, int backlog = 128);
+
+// The local and peer addresses of a connected socket.
+sockaddr_storage PeerAddress(int fd);
+sockaddr_storage LocalAddress(int fd);
+
+// Writes all of data, with a deadline; EPIPE and the like are errors.
+Status WriteAll(int fd, std::string_view data, Clock::time_point deadline);
+
+class LineConn {
+ public:
+  LineConn() = default;
+  explicit LineConn(UniqueFd fd) : fd_(std::move(fd)) {}
+
+  int fd() const { return fd_.get(); }
+  UniqueFd& handle() { return fd_; }
+
+  // Reads one message; fails with "timeout:" at the deadline, "closed:" on EOF.
+  Result<Message> Read(Clock::time_point deadline);
+  Status Write(const Message& m, Clock::time_point deadline);
+  // Bytes already buffered beyond the last message (a data connection's
+  // header reader hands these to the stream).
+  size_t buffered() const { return buf_.size(); }
+
+ private:
+  UniqueFd fd_;
+  std::string buf_;
+};
+
+}  // namespace fabric::probe

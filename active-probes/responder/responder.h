@@ -1,0 +1,99 @@
+// Responder: the server side of every fabric probe, runnable inside
+// fabric_probe serve or inside fabric_exporter. One listening port carries the
+// control connection and the data streams. Safety is enforced here, not
+// trusted from the requester: an allow-list of peer CIDRs checked at accept,
+// HMAC challenge-response on a shared secret, one session at a time (others get
+// BUSY with a retry hint), hard limits on streams, duration and bytes, an idle
+// timeout on every control read, and data is only ever sent on connections the
+// authenticated requester opened to us.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "active-probes/control/cidr.h"
+#include "active-probes/control/conn.h"
+#include "common/result.h"
+#include "common/unique_fd.h"
+#include "exporter/core/sysroot.h"
+
+namespace fabric::probe {
+
+inline constexpr uint16_t kDefaultResponderPort = 9878;
+
+struct ResponderOptions {
+  std::vector<HostPort> listen;  // port 0 picks a free port (tests)
+  std::vector<Cidr> allow;
+  std::string secret;
+  uint32_t max_streams = 64;
+  std::chrono::milliseconds max_duration{60000};  // warm-up + window
+  uint64_t max_bytes = 0;                         // per session, 0 = no limit
+  std::chrono::milliseconds idle_timeout{5000};
+  int rcvbuf = 0;  // SO_RCVBUF on data sockets; 0 = autotune (a request may ask for its own)
+  int sndbuf = 0;
+  bool pin = false;  // pin stream threads round-robin over the allowed CPUs
+  // Where procfs and sysfs are mounted (host defaults; a container points
+  // these at the host's mounts).
+  std::string procfs{SysRoot::kDefaultProcfs};
+  std::string sysfs{SysRoot::kDefaultSysfs};
+};
+
+struct ResponderCounters {
+  uint64_t sessions_completed = 0;
+  uint64_t sessions_failed = 0;
+  uint64_t busy_answers = 0;
+  uint64_t auth_failures = 0;
+  uint64_t not_allowed = 0;
+  uint64_t rejected_requests = 0;
+};
+
+class Session;
+
+class Responder {
+ public:
+  explicit Responder(ResponderOptions options);
+  ~Responder();  // Stops.
+  Responder(const Responder&) = delete;
+  Responder& operator=(const Responder&) = delete;
+
+  // Binds every listen address and starts serving; returns the bind error.
+  Status Start();
+  // Aborts a running session and stops serving; idempotent.
+  void Stop();
+  // The addresses actually bound (with the chosen port where 0 was asked).
+  std::vector<HostPort> bound() const { return bound_; }
+  ResponderCounters counters() const;
+
+ private:
+  struct Pending {
+    UniqueFd fd;
+    sockaddr_storage peer{};
+    std::string buf;
+    Clock::time_point deadline;
+  };
+  void AcceptLoop();
+  void Accept(int listen_fd, std::vector<Pending>& pending);
+  // Handles a pending connection's first line; the fd is consumed.
+  void Dispatch(Pending p);
+  void Count(uint64_t ResponderCounters::*field);
+
+  ResponderOptions options_;
+  std::vector<UniqueFd> listeners_;
+  std::vector<HostPort> bound_;
+  UniqueFd wake_;  // eventfd that stops the accept loop
+  std::thread accept_thread_;
+  std::atomic<bool> stopping_{false};
+
+  mutable std::mutex mu_;
+  std::shared_ptr<Session> session_;  // guarded by mu_
+  std::thread session_thread_;        // only touched by the accept thread and Stop
+  ResponderCounters counters_;        // guarded by mu_
+};
+
+}  // namespace fabric::probe

@@ -1,0 +1,79 @@
+// What the TCP probe samples at its window edges to check itself: the
+// kernel's per-socket TCP_INFO, per-CPU time from procfs stat, per-thread CPU
+// clocks, and the NIC's byte counters. Parsers are pure; the readers take the
+// procfs/sysfs roots so tests and containers can point them elsewhere.
+#pragma once
+
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace fabric::probe {
+
+struct TcpInfoSample {
+  bool valid = false;
+  uint64_t total_retrans = 0;
+  uint32_t rtt_us = 0;
+  uint32_t rttvar_us = 0;
+  uint32_t snd_cwnd = 0;  // segments
+  uint32_t snd_mss = 0;
+  uint32_t pmtu = 0;
+  uint64_t busy_us = 0;
+  uint64_t rwnd_limited_us = 0;
+  uint64_t sndbuf_limited_us = 0;
+  uint64_t bytes_acked = 0;
+  uint64_t bytes_received = 0;
+};
+TcpInfoSample SampleTcpInfo(int fd);
+
+// One line of procfs stat, in USER_HZ ticks.
+struct CpuTimes {
+  int cpu = -1;  // -1 for the aggregate "cpu" line
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  uint64_t Total() const { return user + nice + system + idle + iowait + irq + softirq + steal; }
+  uint64_t Busy() const { return Total() - idle - iowait; }
+};
+Result<std::vector<CpuTimes>> ParseProcStat(std::string_view text);
+Result<std::vector<CpuTimes>> ReadProcStat(const std::string& procfs);
+
+struct HostCpuUsage {
+  double busy_fraction = 0;     // all CPUs together, 0..1
+  double max_cpu_busy = 0;      // the busiest single CPU, 0..1
+  int max_cpu = -1;             // which one
+  double softirq_seconds = 0;   // all CPUs
+  double softirq_fraction = 0;  // of all CPU time
+};
+HostCpuUsage DiffCpu(const std::vector<CpuTimes>& before, const std::vector<CpuTimes>& after);
+
+// CPU time (user+system) a thread has used, in seconds; 0 when unknown.
+double ThreadCpuSeconds(pthread_t thread);
+
+struct ProcessCpu {
+  double user_seconds = 0;
+  double system_seconds = 0;
+};
+ProcessCpu SampleProcessCpu();
+
+// The network interface that holds a local address (getifaddrs), "" if none.
+std::string InterfaceForAddress(const sockaddr_storage& local);
+
+struct NicCounters {
+  bool valid = false;
+  uint64_t rx_bytes = 0;
+  uint64_t tx_bytes = 0;
+};
+NicCounters ReadNicCounters(const std::string& sysfs, const std::string& iface);
+// Link speed in bits/s from sysfs, 0 when unknown (loopback, down links).
+double ReadLinkSpeedBps(const std::string& sysfs, const std::string& iface);
+// CPUs of the NUMA node the interface's device sits on, empty when unknown.
+std::vector<int> NicNumaCpus(const std::string& sysfs, const std::string& iface);
+// "0-3,8,10-11" -> {0,1,2,3,8,10,11}
+Result<std::vector<int>> ParseCpuList(std::string_view text);
+
+}  // namespace fabric::probe

@@ -1,0 +1,119 @@
+#include "active-probes/tcp/self_checks.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace fabric::probe {
+namespace {
+
+std::string Pct(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", f * 100);
+  return buf;
+}
+
+std::string Gbps(double bytes_per_second) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f Gbit/s", bytes_per_second * 8 / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+RateSummary Summarize(std::vector<double> rates) {
+  RateSummary s;
+  if (rates.empty()) return s;
+  std::sort(rates.begin(), rates.end());
+  s.min = rates.front();
+  s.max = rates.back();
+  size_t n = rates.size();
+  s.median = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+  return s;
+}
+
+void EvaluateSelfChecks(TcpProbeResult& r) {
+  SelfChecks& c = r.checks;
+  auto cpu = [&](const SideCpu& side, const char* who) {
+    if (side.max_thread_cpu >= kCpuBoundFraction) {
+      c.cpu_bound = true;
+      c.notes.push_back(std::string("cpu_bound: a ") + who + " stream thread used " +
+                        Pct(side.max_thread_cpu) + " of a core");
+    }
+    if (side.host_max_cpu_busy >= kCpuBoundFraction) {
+      c.cpu_bound = true;
+      c.notes.push_back(std::string("cpu_bound: ") + who + " host CPU " +
+                        std::to_string(side.host_max_cpu) + " was " + Pct(side.host_max_cpu_busy) +
+                        " busy");
+    }
+  };
+  cpu(r.local_cpu, "local");
+  cpu(r.remote_cpu, "responder");
+
+  if (r.nic_valid) {
+    double excess = static_cast<double>(r.nic_bytes) - static_cast<double>(r.expected_nic_bytes);
+    double allowed = kContendedExcess * static_cast<double>(r.expected_nic_bytes) + (1 << 20);
+    if (excess > allowed) {
+      c.contended = true;
+      c.notes.push_back("contended: " + r.iface + " moved " + std::to_string(r.nic_bytes) +
+                        " bytes, the probe explains " + std::to_string(r.expected_nic_bytes));
+    }
+  }
+
+  for (const auto& d : r.directions) {
+    if (d.rwnd_limited_fraction >= kWindowLimitedFraction) {
+      c.receiver_window_limited = true;
+      c.notes.push_back("receiver_window_limited: " + d.direction + " senders waited on the " +
+                        "receive window " + Pct(d.rwnd_limited_fraction) + " of busy time");
+    }
+    if (d.sndbuf_limited_fraction >= kWindowLimitedFraction) {
+      c.send_buffer_limited = true;
+      c.notes.push_back("send_buffer_limited: " + d.direction + " senders were send-buffer " +
+                        "limited " + Pct(d.sndbuf_limited_fraction) + " of busy time");
+    }
+    // Aggregate = streams x a per-stream ceiling below line rate: each stream
+    // is held by something of its own (its thread's core, its window), the
+    // streams are even, and the link had room.
+    bool below_line =
+        r.link_bits_per_second <= 0 || d.bytes_per_second * 8 < 0.9 * r.link_bits_per_second;
+    bool even = d.per_stream.max > 0 && d.per_stream.min >= 0.8 * d.per_stream.max;
+    bool per_stream_cap = d.max_sender_thread_cpu >= kCpuBoundFraction ||
+                          d.max_receiver_thread_cpu >= kCpuBoundFraction ||
+                          d.rwnd_limited_fraction >= kWindowLimitedFraction ||
+                          d.sndbuf_limited_fraction >= kWindowLimitedFraction;
+    if (below_line && even && per_stream_cap) {
+      c.stream_limited = true;
+      c.notes.push_back("stream_limited: " + d.direction + " aggregate " +
+                        Gbps(d.bytes_per_second) + " = " + std::to_string(d.streams) + " x " +
+                        Gbps(d.per_stream.median) +
+                        " per stream, each stream at its own ceiling; add streams (--sweep)");
+    }
+  }
+}
+
+void AnalyzeSweep(SweepResult& sweep) {
+  if (sweep.runs.empty()) return;
+  std::vector<double> agg;
+  for (const auto& r : sweep.runs) {
+    agg.push_back(r.bytes_per_second);
+    sweep.best_bytes_per_second = std::max(sweep.best_bytes_per_second, r.bytes_per_second);
+    for (const auto& d : r.directions) {
+      sweep.per_stream_ceiling_bytes_per_second =
+          std::max(sweep.per_stream_ceiling_bytes_per_second, d.per_stream.max);
+    }
+  }
+  size_t sat = 0;
+  while (sat < agg.size() && agg[sat] < 0.95 * sweep.best_bytes_per_second) ++sat;
+  bool last = sat + 1 == agg.size();
+  bool still_growing = last && agg.size() > 1 && agg[sat] >= 1.10 * agg[sat - 1];
+  if (still_growing) {
+    sweep.stream_limited = true;
+    sweep.note = "aggregate still growing at " + std::to_string(sweep.runs[sat].streams) +
+                 " streams: the plateau is a stream-count artefact, sweep higher";
+    return;
+  }
+  sweep.saturating_streams = sweep.runs[sat].streams;
+  sweep.note = "aggregate stops growing at " + std::to_string(*sweep.saturating_streams) +
+               " streams (within 5% of the best, " + Gbps(sweep.best_bytes_per_second) + ")";
+}
+
+}  // namespace fabric::probe

@@ -1,0 +1,19 @@
+// The probe's judgement of its own result: whether it measured the fabric or
+// its own harness. Pure functions over a finished TcpProbeResult.
+#pragma once
+
+#include "active-probes/tcp/tcp_probe.h"
+
+namespace fabric::probe {
+
+inline constexpr double kCpuBoundFraction = 0.90;
+inline constexpr double kWindowLimitedFraction = 0.50;
+// NIC bytes beyond what the probe's own segments (with headers and ACKs)
+// explain, as a fraction of the probe's bytes, before `contended` is set.
+inline constexpr double kContendedExcess = 0.10;
+
+void EvaluateSelfChecks(TcpProbeResult& r);
+// Median, min and max of per-stream rates.
+RateSummary Summarize(std::vector<double> rates);
+
+}  // namespace fabric::probe

@@ -1,0 +1,272 @@
+#include "active-probes/tcp/stream_io.h"
+
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace fabric::probe {
+namespace {
+
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY 0x4000000
+#endif
+
+bool IsEndOfStream(int err) {
+  return err == EPIPE || err == ECONNRESET || err == ESHUTDOWN || err == ENOTCONN || err == EBADF;
+}
+
+// Drains MSG_ZEROCOPY completions from the error queue; returns how many
+// sends they covered.
+void ReapZerocopy(int fd, StreamCounters& c, uint64_t& completed) {
+  for (;;) {
+    char control[128];
+    msghdr msg{};
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return;
+    for (cmsghdr* cm = CMSG_FIRSTHDR(&msg); cm != nullptr; cm = CMSG_NXTHDR(&msg, cm)) {
+      bool v4 = cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR;
+      bool v6 = cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR;
+      if (!v4 && !v6) continue;
+      sock_extended_err serr{};
+      std::memcpy(&serr, CMSG_DATA(cm), sizeof(serr));
+      if (serr.ee_errno != 0 || serr.ee_origin != SO_EE_ORIGIN_ZEROCOPY) continue;
+      uint64_t n = static_cast<uint64_t>(serr.ee_data - serr.ee_info) + 1;
+      completed += n;
+      c.zc_sends.fetch_add(n, std::memory_order_relaxed);
+      if ((serr.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0) {
+        c.zc_copied.fetch_add(n, std::memory_order_relaxed);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view SendModeName(SendMode m) {
+  switch (m) {
+    case SendMode::kSendfile:
+      return "sendfile";
+    case SendMode::kCopy:
+      return "copy";
+    case SendMode::kZerocopy:
+      return "zerocopy";
+  }
+  return "?";
+}
+
+Result<SendMode> ParseSendMode(std::string_view s) {
+  if (s == "sendfile") return SendMode::kSendfile;
+  if (s == "copy") return SendMode::kCopy;
+  if (s == "zerocopy") return SendMode::kZerocopy;
+  return MakeError("unknown sender mode \"" + std::string(s) + "\" (sendfile, copy, zerocopy)");
+}
+
+Result<std::shared_ptr<Payload>> Payload::Create(size_t block_bytes) {
+  std::shared_ptr<Payload> p(new Payload());
+  p->block_ = block_bytes;
+  // One block, re-sent every call: its few pages stay cache-hot, so on
+  // loopback and veth the receiver's copy is not slowed by a cold source (what
+  // iperf3 -Z does with its one-block file). Contents never matter.
+  p->size_ = block_bytes;
+  p->fd_.Reset(memfd_create("fabric_probe_payload", MFD_CLOEXEC));
+  if (!p->fd_.valid()) return MakeError(std::string("memfd_create: ") + std::strerror(errno));
+  if (ftruncate(p->fd_.get(), static_cast<off_t>(p->size_)) != 0) {
+    return MakeError(std::string("ftruncate memfd: ") + std::strerror(errno));
+  }
+  void* m = mmap(nullptr, p->size_, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd_.get(), 0);
+  if (m == MAP_FAILED) return MakeError(std::string("mmap memfd: ") + std::strerror(errno));
+  p->data_ = static_cast<char*>(m);
+  // Non-zero, non-repeating-page content, so nothing along the path can
+  // shortcut zero pages.
+  for (size_t i = 0; i < p->size_; ++i) p->data_[i] = static_cast<char>((i * 131 + i / 4096) | 1);
+  return p;
+}
+
+Payload::~Payload() {
+  if (data_ != nullptr) munmap(data_, size_);
+}
+
+StreamSet::StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream)
+    : payload_(std::move(payload)), mode_(mode), max_bytes_(max_bytes_per_stream) {}
+
+StreamSet::~StreamSet() {
+  Abort();
+  Join(std::chrono::milliseconds(2000));
+}
+
+Status StreamSet::Start(std::vector<StreamSpec> specs) {
+  for (auto& spec : specs) {
+    if (spec.send && mode_ == SendMode::kZerocopy) {
+      int one = 1;
+      if (setsockopt(spec.fd.get(), SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) != 0) {
+        return MakeError(std::string("zerocopy: SO_ZEROCOPY not available: ") +
+                         std::strerror(errno));
+      }
+    }
+    auto w = std::make_unique<Worker>();
+    w->spec = std::move(spec);
+    workers_.push_back(std::move(w));
+  }
+  for (auto& w : workers_) {
+    Worker* raw = w.get();
+    w->thread = std::thread([this, raw] { Run(*raw); });
+  }
+  return OkStatus();
+}
+
+void StreamSet::Run(Worker& w) {
+  if (w.spec.cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(w.spec.cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  }
+  if (w.spec.send) {
+    RunSender(w);
+    // FIN tells the receiver the window is over; it reads to EOF.
+    shutdown(w.spec.fd.get(), SHUT_WR);
+  } else {
+    RunReceiver(w);
+  }
+  w.counters.done.store(true, std::memory_order_release);
+}
+
+void StreamSet::RunSender(Worker& w) {
+  const int fd = w.spec.fd.get();
+  const size_t block = payload_->block();
+  StreamCounters& c = w.counters;
+  off_t offset = 0;
+  uint64_t zc_issued = 0, zc_completed = 0;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    if (max_bytes_ != 0 && c.bytes.load(std::memory_order_relaxed) >= max_bytes_) break;
+    ssize_t n = 0;
+    switch (mode_) {
+      case SendMode::kSendfile:
+        offset = 0;
+        n = sendfile(fd, payload_->memfd(), &offset, block);
+        break;
+      case SendMode::kCopy:
+        n = send(fd, payload_->data(), block, MSG_NOSIGNAL);
+        break;
+      case SendMode::kZerocopy:
+        n = send(fd, payload_->data(), block, MSG_NOSIGNAL | MSG_ZEROCOPY);
+        if (n >= 0) ++zc_issued;
+        ReapZerocopy(fd, c, zc_completed);
+        if (n < 0 && errno == ENOBUFS) {
+          // Too many pinned pages in flight: wait for completions.
+          pollfd p{fd, 0, 0};
+          poll(&p, 1, 50);
+          ReapZerocopy(fd, c, zc_completed);
+          continue;
+        }
+        break;
+    }
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      if (!IsEndOfStream(errno) && !stop_.load()) w.error = std::strerror(errno);
+      break;
+    }
+    if (n == 0) break;
+    c.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+  }
+  if (mode_ == SendMode::kZerocopy) {
+    // Collect the tail so the copied fraction covers every send.
+    for (int i = 0; i < 20 && zc_completed < zc_issued; ++i) {
+      pollfd p{fd, 0, 0};
+      poll(&p, 1, 10);
+      ReapZerocopy(fd, c, zc_completed);
+    }
+  }
+}
+
+void StreamSet::RunReceiver(Worker& w) {
+  const int fd = w.spec.fd.get();
+  std::vector<char> buf(std::max<size_t>(payload_->block(), 128 * 1024));
+  StreamCounters& c = w.counters;
+  for (;;) {
+    ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (!IsEndOfStream(errno) && !stop_.load()) w.error = std::strerror(errno);
+      break;
+    }
+    if (n == 0) break;
+    c.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    if (max_bytes_ != 0 && c.bytes.load(std::memory_order_relaxed) >= max_bytes_) {
+      w.error = "byte limit reached";
+      break;
+    }
+  }
+}
+
+std::vector<StreamSnapshot> StreamSet::Snapshot() const {
+  std::vector<StreamSnapshot> out;
+  out.reserve(workers_.size());
+  for (const auto& w : workers_) {
+    StreamSnapshot s;
+    s.bytes = w->counters.bytes.load(std::memory_order_relaxed);
+    if (!w->counters.done.load(std::memory_order_acquire)) {
+      s.thread_cpu_seconds = ThreadCpuSeconds(const_cast<std::thread&>(w->thread).native_handle());
+    }
+    s.tcp = SampleTcpInfo(w->spec.fd.get());
+    s.zc_sends = w->counters.zc_sends.load(std::memory_order_relaxed);
+    s.zc_copied = w->counters.zc_copied.load(std::memory_order_relaxed);
+    out.push_back(s);
+  }
+  return out;
+}
+
+void StreamSet::StopSending() { stop_.store(true); }
+
+void StreamSet::Abort() {
+  stop_.store(true);
+  for (auto& w : workers_) shutdown(w->spec.fd.get(), SHUT_RDWR);
+}
+
+void StreamSet::Join(std::chrono::milliseconds timeout) {
+  if (joined_) return;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    bool all = true;
+    for (auto& w : workers_) all = all && w->counters.done.load(std::memory_order_acquire);
+    if (all || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Abort();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+  joined_ = true;
+}
+
+std::string StreamSet::FirstError() const {
+  for (const auto& w : workers_) {
+    if (!w->error.empty()) return w->error;
+  }
+  return "";
+}
+
+std::vector<int> AllowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return out;
+  for (int i = 0; i < CPU_SETSIZE; ++i) {
+    if (CPU_ISSET(i, &set)) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace fabric::probe

@@ -1,0 +1,115 @@
+// The data path shared by the probe and the responder: one thread per TCP
+// stream, sending (sendfile from a memfd, plain copying writes, or
+// MSG_ZEROCOPY with completion reaping) or receiving, counting bytes in a
+// per-stream cache line that the controller snapshots at window edges.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "active-probes/tcp/host_stats.h"
+#include "common/result.h"
+#include "common/unique_fd.h"
+
+namespace fabric::probe {
+
+enum class SendMode { kSendfile, kCopy, kZerocopy };
+std::string_view SendModeName(SendMode m);
+Result<SendMode> ParseSendMode(std::string_view s);
+
+// Read-only payload shared by every sender of a process: a memfd for
+// sendfile and a mapping of it for write/MSG_ZEROCOPY. Contents never matter.
+class Payload {
+ public:
+  static Result<std::shared_ptr<Payload>> Create(size_t block_bytes);
+  ~Payload();
+  Payload(const Payload&) = delete;
+  Payload& operator=(const Payload&) = delete;
+
+  int memfd() const { return fd_.get(); }
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t block() const { return block_; }
+
+ private:
+  Payload() = default;
+  UniqueFd fd_;
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t block_ = 0;
+};
+
+struct alignas(64) StreamCounters {
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> zc_sends{0};   // MSG_ZEROCOPY sends completed
+  std::atomic<uint64_t> zc_copied{0};  // ... of which the kernel copied anyway
+  std::atomic<bool> done{false};
+};
+
+struct StreamSpec {
+  UniqueFd fd;
+  bool send = false;
+  int cpu = -1;  // pin to this CPU; -1 leaves placement to the scheduler
+};
+
+// Snapshot of one stream at a window edge.
+struct StreamSnapshot {
+  uint64_t bytes = 0;
+  double thread_cpu_seconds = 0;
+  TcpInfoSample tcp;
+  uint64_t zc_sends = 0;
+  uint64_t zc_copied = 0;
+};
+
+class StreamSet {
+ public:
+  StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream);
+  ~StreamSet();  // Stops and joins.
+  StreamSet(const StreamSet&) = delete;
+  StreamSet& operator=(const StreamSet&) = delete;
+
+  // Starts one thread per spec; fails if a thread cannot be pinned or zerocopy
+  // cannot be enabled.
+  Status Start(std::vector<StreamSpec> specs);
+  std::vector<StreamSnapshot> Snapshot() const;
+  // Senders stop after their current call and half-close; receivers keep
+  // reading until the peer's FIN. Returns at once.
+  void StopSending();
+  // Waits up to timeout for every thread, then forces the sockets shut.
+  void Join(std::chrono::milliseconds timeout);
+  // Shuts every socket down at once (session aborted).
+  void Abort();
+  size_t size() const { return workers_.size(); }
+  // First error a worker hit other than the expected end-of-stream ones.
+  std::string FirstError() const;
+
+ private:
+  struct Worker {
+    StreamSpec spec;
+    StreamCounters counters;
+    std::thread thread;
+    std::string error;
+  };
+  void Run(Worker& w);
+  void RunSender(Worker& w);
+  void RunReceiver(Worker& w);
+
+  std::shared_ptr<Payload> payload_;
+  SendMode mode_;
+  uint64_t max_bytes_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::unique_ptr<Worker>> workers_;
+  bool joined_ = false;
+};
+
+// The CPUs this thread may run on (sched_getaffinity).
+std::vector<int> AllowedCpus();
+
+}  // namespace fabric::probe

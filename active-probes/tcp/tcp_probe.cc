@@ -1,0 +1,350 @@
+#include "active-probes/tcp/tcp_probe.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+#include "active-probes/control/auth.h"
+#include "active-probes/control/cidr.h"
+#include "active-probes/tcp/self_checks.h"
+#include "active-probes/tcp/session_request.h"
+#include "active-probes/tcp/window.h"
+#include "common/strings.h"
+
+namespace fabric::probe {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string PeerText(const HostPort& p) { return p.host + ":" + std::to_string(p.port); }
+
+// The responder closes the control connection once its session slot is free;
+// waiting for that keeps our next session (a sweep's next run, a retry after
+// a rejection) from finding it BUSY.
+void WaitForClose(LineConn& conn) {
+  (void)conn.Read(Clock::now() + std::chrono::milliseconds(2000));
+}
+
+// Connection, authentication and admission. BUSY is returned as an error of
+// kind busy with the responder's hint in retry_ms.
+Result<LineConn> OpenSession(const TcpProbeOptions& o, uint64_t* retry_ms) {
+  auto fd = Dial(o.peer, o.bind_address, o.connect_timeout);
+  if (!fd.ok()) return Unexpected{fd.error()};
+  LineConn conn(std::move(*fd));
+  auto deadline = [&] { return Clock::now() + o.connect_timeout; };
+  Message hello;
+  hello.verb = "HELLO";
+  hello.Set("v", static_cast<uint64_t>(kProtocolVersion)).Set("probe", "tcp");
+  if (auto s = conn.Write(hello, deadline()); !s.ok()) {
+    return MakeError("refused: " + PeerText(o.peer) + " closed the connection");
+  }
+  auto first = conn.Read(deadline());
+  if (!first.ok()) {
+    if (StartsWith(first.error().message, "timeout")) {
+      return MakeError("timeout: " + PeerText(o.peer) + " did not answer HELLO");
+    }
+    return MakeError("refused: " + PeerText(o.peer) + " closed the connection before answering");
+  }
+  if (first->verb == "BUSY") {
+    *retry_ms = first->Uint("retry_ms").value_or(1000);
+    return MakeError("busy: " + PeerText(o.peer) + " is running another probe session; retry in " +
+                     std::to_string(*retry_ms) + " ms");
+  }
+  if (first->verb == "ERR" && first->Get("reason") == "not-allowed") {
+    return MakeError("refused: " + PeerText(o.peer) +
+                     " does not allow this source address (responder --allow)");
+  }
+  if (first->verb != "CHALLENGE" || !first->Get("nonce")) {
+    return MakeError("refused: unexpected answer " + Quote(first->verb) + " from " +
+                     PeerText(o.peer));
+  }
+  std::string server_nonce = *first->Get("nonce");
+  std::string client_nonce = MakeNonce();
+  Message auth;
+  auth.verb = "AUTH";
+  auth.Set("cnonce", client_nonce);
+  auth.Set("mac", ComputeMac(o.secret, "client", server_nonce, client_nonce));
+  if (auto s = conn.Write(auth, deadline()); !s.ok()) return Unexpected{s.error()};
+  auto reply = conn.Read(deadline());
+  if (!reply.ok() || reply->verb != "AUTH_OK") {
+    if (reply.ok()) WaitForClose(conn);
+    return MakeError("auth: " + PeerText(o.peer) +
+                     " refused the shared secret (check --secret-file on both sides)");
+  }
+  if (!MacEqual(reply->Get("mac").value_or(""),
+                ComputeMac(o.secret, "server", server_nonce, client_nonce))) {
+    return MakeError("auth: " + PeerText(o.peer) + " does not hold the shared secret");
+  }
+  return conn;
+}
+
+std::vector<int> ChooseCpus(const TcpProbeOptions& o, const std::string& iface) {
+  if (!o.cpus.empty()) return o.cpus;
+  if (!o.pin) return {};
+  std::vector<int> allowed = AllowedCpus();
+  if (o.numa_local) {
+    std::vector<int> node = NicNumaCpus(o.sysfs, iface);
+    std::vector<int> both;
+    for (int c : node) {
+      if (std::find(allowed.begin(), allowed.end(), c) != allowed.end()) both.push_back(c);
+    }
+    if (!both.empty()) return both;
+  }
+  return allowed;
+}
+
+SideCpu CpuOf(const SideReport& r) {
+  SideCpu c;
+  c.user_seconds = r.user_seconds;
+  c.system_seconds = r.system_seconds;
+  for (const auto& s : r.streams) {
+    if (r.window_seconds > 0) {
+      c.max_thread_cpu = std::max(c.max_thread_cpu, s.thread_cpu_seconds / r.window_seconds);
+    }
+  }
+  c.host_busy = r.host.busy_fraction;
+  c.host_max_cpu_busy = r.host.max_cpu_busy;
+  c.host_max_cpu = r.host.max_cpu;
+  c.softirq_seconds = r.host.softirq_seconds;
+  return c;
+}
+
+// One direction: streams [first, first+n) counted at `receiver`, TCP state
+// from `sender`.
+DirectionResult Combine(const std::string& name, const SideReport& receiver,
+                        const SideReport& sender, size_t first, size_t n) {
+  DirectionResult d;
+  d.direction = name;
+  d.streams = static_cast<uint32_t>(n);
+  d.window_seconds = receiver.window_seconds;
+  uint64_t busy = 0, rwnd = 0, sndbuf = 0, rtt_sum = 0;
+  for (size_t i = first; i < first + n && i < receiver.streams.size(); ++i) {
+    const auto& rx = receiver.streams[i];
+    d.bytes += rx.bytes;
+    double rate =
+        receiver.window_seconds > 0 ? static_cast<double>(rx.bytes) / receiver.window_seconds : 0;
+    d.stream_bytes_per_second.push_back(rate);
+    if (receiver.window_seconds > 0) {
+      d.max_receiver_thread_cpu =
+          std::max(d.max_receiver_thread_cpu, rx.thread_cpu_seconds / receiver.window_seconds);
+    }
+    if (i >= sender.streams.size()) continue;
+    const auto& tx = sender.streams[i];
+    d.retransmits += tx.retrans;
+    busy += tx.busy_us;
+    rwnd += tx.rwnd_limited_us;
+    sndbuf += tx.sndbuf_limited_us;
+    rtt_sum += tx.rtt_us;
+    d.cwnd_segments += tx.cwnd;
+    d.mss = std::max(d.mss, tx.mss);
+    d.path_mtu = std::max(d.path_mtu, tx.pmtu);
+    d.zerocopy_sends += tx.zc_sends;
+    d.zerocopy_copied += tx.zc_copied;
+    if (sender.window_seconds > 0) {
+      d.max_sender_thread_cpu =
+          std::max(d.max_sender_thread_cpu, tx.thread_cpu_seconds / sender.window_seconds);
+    }
+  }
+  d.bytes_per_second =
+      receiver.window_seconds > 0 ? static_cast<double>(d.bytes) / receiver.window_seconds : 0;
+  d.per_stream = Summarize(d.stream_bytes_per_second);
+  if (busy > 0) {
+    d.rwnd_limited_fraction = static_cast<double>(rwnd) / static_cast<double>(busy);
+    d.sndbuf_limited_fraction = static_cast<double>(sndbuf) / static_cast<double>(busy);
+  }
+  if (n > 0) d.rtt_seconds = static_cast<double>(rtt_sum) / static_cast<double>(n) * 1e-6;
+  return d;
+}
+
+Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
+  auto session = OpenSession(o, retry_ms);
+  if (!session.ok()) return Unexpected{session.error()};
+  LineConn& control = *session;
+  auto idle = [&] { return Clock::now() + o.connect_timeout; };
+
+  SessionRequest req;
+  bool up = o.direction != Direction::kReceive;
+  bool down = o.direction != Direction::kSend;
+  req.up = up ? o.streams : 0;
+  req.down = down ? o.streams : 0;
+  req.duration_ms = static_cast<uint64_t>(o.duration.count());
+  req.warmup_ms = static_cast<uint64_t>(o.warmup.count());
+  req.mode = o.mode;
+  req.block = o.block;
+  req.peer_rcvbuf = o.peer_rcvbuf;
+  req.peer_sndbuf = o.peer_sndbuf;
+  if (auto s = control.Write(RequestToMessage(req), idle()); !s.ok()) return Unexpected{s.error()};
+  auto accept = control.Read(idle());
+  if (!accept.ok())
+    return MakeError("refused: responder closed the session: " + accept.error().message);
+  if (accept->verb == "REJECT") {
+    WaitForClose(control);
+    return MakeError("rejected: responder refused the request: " +
+                     accept->Get("reason").value_or("unknown"));
+  }
+  if (accept->verb != "ACCEPT" || !accept->Get("token")) {
+    return MakeError("refused: unexpected answer " + Quote(accept->verb));
+  }
+  std::string token = *accept->Get("token");
+
+  auto payload = Payload::Create(o.block);
+  if (!payload.ok()) return Unexpected{payload.error()};
+  std::string iface = InterfaceForAddress(LocalAddress(control.fd()));
+  std::vector<int> cpus = ChooseCpus(o, iface);
+  std::vector<StreamSpec> specs;
+  std::vector<bool> send;
+  for (uint32_t i = 0; i < req.total(); ++i) {
+    auto fd = Dial(o.peer, o.bind_address, o.connect_timeout, o.rcvbuf, o.sndbuf,
+                   /*nodelay=*/false);
+    if (!fd.ok()) return Unexpected{fd.error()};
+    Message data;
+    data.verb = "DATA";
+    data.Set("token", token).Set("index", static_cast<uint64_t>(i));
+    if (auto s = WriteAll(fd->get(), FormatMessage(data), idle()); !s.ok()) {
+      return Unexpected{s.error()};
+    }
+    StreamSpec spec;
+    spec.fd = std::move(*fd);
+    spec.send = i < req.up;
+    spec.cpu = cpus.empty() ? -1 : cpus[i % cpus.size()];
+    send.push_back(spec.send);
+    specs.push_back(std::move(spec));
+  }
+  auto ready = control.Read(idle());
+  if (!ready.ok() || ready->verb != "READY") {
+    return MakeError("refused: responder did not start the streams" +
+                     (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
+  }
+  StreamSet streams(*payload, o.mode, 0);
+  if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
+
+  std::this_thread::sleep_for(o.warmup);
+  Message mark;
+  mark.verb = "MARK";
+  mark.Set("phase", "start");
+  if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
+  WindowEdge a = SampleEdge(streams, o.procfs, o.sysfs, iface);
+  std::this_thread::sleep_for(o.duration);
+  mark.Set("phase", "end");
+  if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
+  WindowEdge b = SampleEdge(streams, o.procfs, o.sysfs, iface);
+  streams.StopSending();
+  streams.Join(std::chrono::milliseconds(3000));
+
+  auto remote_msg = control.Read(idle());
+  if (!remote_msg.ok()) {
+    return MakeError("timeout: no RESULT from responder: " + remote_msg.error().message);
+  }
+  auto remote = SideReportFromMessage(*remote_msg);
+  if (!remote.ok()) return Unexpected{remote.error()};
+  Message bye;
+  bye.verb = "BYE";
+  (void)control.Write(bye, idle());
+  WaitForClose(control);
+
+  SideReport local = DiffEdges(a, b, send);
+  if (remote->streams.size() != local.streams.size()) {
+    return MakeError("responder reported a different stream count");
+  }
+  TcpProbeResult r;
+  r.peer = PeerText(o.peer);
+  r.streams = o.streams;
+  r.direction = std::string(DirectionName(o.direction));
+  r.mode = std::string(SendModeName(o.mode));
+  r.duration_seconds = std::chrono::duration<double>(o.duration).count();
+  r.warmup_seconds = std::chrono::duration<double>(o.warmup).count();
+  if (up) r.directions.push_back(Combine("send", *remote, local, 0, req.up));
+  if (down) r.directions.push_back(Combine("receive", local, *remote, req.up, req.down));
+  uint64_t payload_tx = 0, payload_rx = 0;
+  for (const auto& d : r.directions) {
+    r.bytes += d.bytes;
+    r.bytes_per_second += d.bytes_per_second;
+  }
+  for (const auto& s : local.streams) (s.send ? payload_tx : payload_rx) += s.bytes;
+  r.local_cpu = CpuOf(local);
+  r.remote_cpu = CpuOf(*remote);
+  r.iface = iface;
+  r.link_bits_per_second = ReadLinkSpeedBps(o.sysfs, iface);
+  if (local.nic_valid) {
+    r.nic_valid = true;
+    r.nic_bytes = local.nic_rx_bytes + local.nic_tx_bytes;
+    // Headers per MSS-sized segment plus one ACK per two segments each way.
+    uint64_t mss = 1448;
+    for (const auto& d : r.directions) mss = d.mss ? std::min<uint64_t>(mss, d.mss) : mss;
+    double per_byte = 1.0 + (66.0 + 33.0) / static_cast<double>(mss);
+    double expected = static_cast<double>(payload_tx + payload_rx) * per_byte;
+    // Loopback counts every byte once as sent and once as received.
+    if (iface == "lo") expected *= 2;
+    r.expected_nic_bytes = static_cast<uint64_t>(expected);
+  }
+  EvaluateSelfChecks(r);
+  if (auto err = streams.FirstError(); !err.empty())
+    r.checks.notes.push_back("stream error: " + err);
+  return r;
+}
+
+}  // namespace
+
+std::string_view DirectionName(Direction d) {
+  switch (d) {
+    case Direction::kSend:
+      return "send";
+    case Direction::kReceive:
+      return "receive";
+    case Direction::kBoth:
+      return "both";
+  }
+  return "?";
+}
+
+Result<Direction> ParseDirection(std::string_view s) {
+  if (s == "send") return Direction::kSend;
+  if (s == "receive") return Direction::kReceive;
+  if (s == "both") return Direction::kBoth;
+  return MakeError("unknown direction \"" + std::string(s) + "\" (send, receive, both)");
+}
+
+ProbeErrorKind ErrorKindOf(const Error& e) {
+  const std::string& m = e.message;
+  if (StartsWith(m, "refused:")) return ProbeErrorKind::kRefused;
+  if (StartsWith(m, "unreachable:")) return ProbeErrorKind::kUnreachable;
+  if (StartsWith(m, "timeout:")) return ProbeErrorKind::kTimeout;
+  if (StartsWith(m, "busy:")) return ProbeErrorKind::kBusy;
+  if (StartsWith(m, "auth:")) return ProbeErrorKind::kAuth;
+  if (StartsWith(m, "rejected:")) return ProbeErrorKind::kRejected;
+  return ProbeErrorKind::kOther;
+}
+
+Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options) {
+  if (options.streams == 0) return MakeError("streams must be at least 1");
+  if (options.secret.empty()) return MakeError("no shared secret");
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  for (int attempt = 0;; ++attempt) {
+    uint64_t retry_ms = 0;
+    auto r = RunOnce(options, &retry_ms);
+    if (r.ok() || ErrorKindOf(r.error()) != ProbeErrorKind::kBusy ||
+        attempt >= options.busy_retries) {
+      return r;
+    }
+    // Back off with jitter so requesters behind one responder spread out.
+    std::this_thread::sleep_for(milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)));
+  }
+}
+
+Result<SweepResult> RunTcpSweep(const TcpProbeOptions& options,
+                                const std::vector<uint32_t>& stream_counts) {
+  SweepResult sweep;
+  for (uint32_t n : stream_counts) {
+    TcpProbeOptions o = options;
+    o.streams = n;
+    auto r = RunTcpProbe(o);
+    if (!r.ok()) return Unexpected{r.error()};
+    sweep.runs.push_back(std::move(*r));
+  }
+  AnalyzeSweep(sweep);
+  return sweep;
+}
+
+}  // namespace fabric::probe

@@ -1,0 +1,138 @@
+// The multi-stream TCP probe: TcpProbeOptions in, TcpProbeResult out. Used by
+// `fabric_probe tcp` and scheduled from fabric_exporter. Runs against a
+// Responder; counts at the receiver over a window that excludes warm-up, and
+// carries the evidence (CPU, NIC counters, TCP_INFO) to judge its own result.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "active-probes/control/conn.h"
+#include "active-probes/tcp/stream_io.h"
+#include "common/result.h"
+#include "exporter/core/sysroot.h"
+
+namespace fabric::probe {
+
+enum class Direction { kSend, kReceive, kBoth };
+std::string_view DirectionName(Direction d);
+Result<Direction> ParseDirection(std::string_view s);
+
+struct TcpProbeOptions {
+  HostPort peer;
+  std::string bind_address;  // source address; empty = the route's
+  std::string secret;
+  uint32_t streams = 8;
+  std::chrono::milliseconds duration{5000};
+  std::chrono::milliseconds warmup{1000};
+  Direction direction = Direction::kSend;
+  SendMode mode = SendMode::kSendfile;
+  // Bytes per send call and receive buffer: 256 KiB used less CPU per byte
+  // than 128 KiB (iperf3's default) and than 1 MiB in our loopback runs.
+  uint32_t block = 256 * 1024;
+  int sndbuf = 0;  // our data sockets; 0 = autotune
+  int rcvbuf = 0;
+  uint32_t peer_rcvbuf = 0;  // asked of the responder; 0 = its default
+  uint32_t peer_sndbuf = 0;
+  bool pin = true;          // one CPU per stream thread
+  bool numa_local = false;  // ... chosen from the NIC's NUMA node
+  std::vector<int> cpus;    // explicit CPU list; overrides the two above
+  std::chrono::milliseconds connect_timeout{5000};
+  int busy_retries = 0;  // BUSY answers to wait out (with the responder's hint + jitter)
+  // Where procfs and sysfs are mounted (host defaults; a container points
+  // these at the host's mounts).
+  std::string procfs{SysRoot::kDefaultProcfs};
+  std::string sysfs{SysRoot::kDefaultSysfs};
+};
+
+// Stable error kinds, the first word of the error message ("busy: ...").
+enum class ProbeErrorKind { kOther, kRefused, kUnreachable, kTimeout, kBusy, kAuth, kRejected };
+ProbeErrorKind ErrorKindOf(const Error& e);
+
+struct RateSummary {
+  double min = 0, median = 0, max = 0;  // bytes/s
+};
+
+// One direction of a run, counted at its receiver.
+struct DirectionResult {
+  std::string direction;  // "send" (we send) or "receive" (responder sends)
+  uint32_t streams = 0;
+  uint64_t bytes = 0;
+  double window_seconds = 0;
+  double bytes_per_second = 0;
+  std::vector<double> stream_bytes_per_second;
+  RateSummary per_stream;
+  // Sender-side TCP_INFO.
+  uint64_t retransmits = 0;
+  double rtt_seconds = 0;      // mean of the streams' smoothed RTT at the window end
+  uint64_t cwnd_segments = 0;  // sum over streams
+  double rwnd_limited_fraction = 0;
+  double sndbuf_limited_fraction = 0;
+  uint64_t mss = 0;
+  uint64_t path_mtu = 0;
+  uint64_t zerocopy_sends = 0;
+  uint64_t zerocopy_copied = 0;
+  double max_sender_thread_cpu = 0;  // fraction of one core
+  double max_receiver_thread_cpu = 0;
+};
+
+struct SideCpu {
+  double user_seconds = 0;
+  double system_seconds = 0;
+  double max_thread_cpu = 0;  // busiest stream thread, fraction of one core
+  double host_busy = 0;       // all CPUs, 0..1
+  double host_max_cpu_busy = 0;
+  int host_max_cpu = -1;
+  double softirq_seconds = 0;
+};
+
+struct SelfChecks {
+  bool cpu_bound = false;
+  bool contended = false;
+  bool stream_limited = false;
+  bool receiver_window_limited = false;
+  bool send_buffer_limited = false;
+  std::vector<std::string> notes;  // why each flag is set
+};
+
+struct TcpProbeResult {
+  std::string peer;
+  uint32_t streams = 0;
+  std::string direction;
+  std::string mode;
+  double duration_seconds = 0;
+  double warmup_seconds = 0;
+  std::vector<DirectionResult> directions;
+  uint64_t bytes = 0;           // all directions
+  double bytes_per_second = 0;  // all directions
+  SideCpu local_cpu;
+  SideCpu remote_cpu;
+  std::string iface;
+  double link_bits_per_second = 0;  // 0 when the link speed is unknown
+  bool nic_valid = false;
+  uint64_t nic_bytes = 0;           // local NIC bytes in the window, both ways
+  uint64_t expected_nic_bytes = 0;  // what the probe's own traffic explains
+  SelfChecks checks;
+};
+
+Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options);
+
+struct SweepResult {
+  std::vector<TcpProbeResult> runs;
+  std::optional<uint32_t> saturating_streams;  // none: still growing at the last count
+  double per_stream_ceiling_bytes_per_second = 0;
+  double best_bytes_per_second = 0;
+  bool stream_limited = false;
+  std::string note;
+};
+
+// Runs each stream count in turn (same options otherwise).
+Result<SweepResult> RunTcpSweep(const TcpProbeOptions& options,
+                                const std::vector<uint32_t>& stream_counts);
+// The sweep verdict from per-count aggregates (pure; unit-tested).
+void AnalyzeSweep(SweepResult& sweep);
+
+}  // namespace fabric::probe

@@ -1,0 +1,66 @@
+// A measurement window: counter snapshots at its two edges on
+// CLOCK_MONOTONIC, and what one side (probe or responder) saw in between. The
+// responder sends its SideReport to the probe in the RESULT message, so both
+// sides' evidence ends up in one result.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "active-probes/control/message.h"
+#include "active-probes/tcp/host_stats.h"
+#include "active-probes/tcp/stream_io.h"
+
+namespace fabric::probe {
+
+struct WindowEdge {
+  std::chrono::steady_clock::time_point time;
+  std::vector<StreamSnapshot> streams;
+  ProcessCpu process;
+  std::vector<CpuTimes> host;
+  NicCounters nic;
+};
+
+// Samples everything one side needs at a window edge.
+WindowEdge SampleEdge(const StreamSet& streams, const std::string& procfs, const std::string& sysfs,
+                      const std::string& iface);
+
+struct StreamWindow {
+  bool send = false;
+  uint64_t bytes = 0;
+  double thread_cpu_seconds = 0;
+  // Sender-side TCP_INFO, deltas over the window or values at its end.
+  uint64_t retrans = 0;
+  uint64_t busy_us = 0;
+  uint64_t rwnd_limited_us = 0;
+  uint64_t sndbuf_limited_us = 0;
+  uint64_t rtt_us = 0;
+  uint64_t cwnd = 0;
+  uint64_t mss = 0;
+  uint64_t pmtu = 0;
+  uint64_t zc_sends = 0;
+  uint64_t zc_copied = 0;
+};
+
+struct SideReport {
+  double window_seconds = 0;
+  std::vector<StreamWindow> streams;  // in stream-spec order
+  double user_seconds = 0;
+  double system_seconds = 0;
+  HostCpuUsage host;
+  std::string iface;
+  bool nic_valid = false;
+  uint64_t nic_rx_bytes = 0;
+  uint64_t nic_tx_bytes = 0;
+  double link_bps = 0;
+};
+
+// `send` lists, per stream, whether this side sends on it.
+SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector<bool>& send);
+
+// RESULT message encoding (per-stream values as comma lists).
+Message SideReportToMessage(const SideReport& r);
+Result<SideReport> SideReportFromMessage(const Message& m);
+
+}  // namespace fabric::probe

@@ -1,0 +1,114 @@
+// Pure parts of the TCP probe: procfs stat, CPU lists, the TEST and RESULT
+// encodings, flag values.
+#include <gtest/gtest.h>
+
+#include "active-probes/cli/arg_parse.h"
+#include "active-probes/tcp/host_stats.h"
+#include "active-probes/tcp/session_request.h"
+#include "active-probes/tcp/window.h"
+
+namespace fabric::probe {
+namespace {
+
+TEST(ProcStatTest, ParsesAndDiffs) {
+  auto a = ParseProcStat(
+      "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0\ncpu1 50 0 50 400 0 0 0 0\n"
+      "intr 1 2 3\n");
+  auto b = ParseProcStat(
+      "cpu  200 0 250 850 0 0 50 0 0 0\ncpu0 150 0 145 400 0 0 5 0\ncpu1 50 0 105 450 0 0 "
+      "45 0\n");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), 3u);
+  auto u = DiffCpu(*a, *b);
+  EXPECT_EQ(u.max_cpu, 0);
+  EXPECT_DOUBLE_EQ(u.max_cpu_busy, 1.0);
+  EXPECT_NEAR(u.busy_fraction, 300.0 / 350.0, 1e-9);
+  EXPECT_NEAR(u.softirq_fraction, 50.0 / 350.0, 1e-9);
+  EXPECT_FALSE(ParseProcStat("intr 1\n").ok());
+  EXPECT_FALSE(ParseProcStat("cpu 1 2 x 4 5 6 7 8\n").ok());
+  EXPECT_FALSE(ParseProcStat("cpu 1 2\n").ok());
+}
+
+TEST(CpuListTest, Ranges) {
+  auto c = ParseCpuList("0-3,8,10-11\n");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_FALSE(ParseCpuList("3-1").ok());
+  EXPECT_FALSE(ParseCpuList("a").ok());
+}
+
+TEST(SessionRequestTest, RoundTripAndLimits) {
+  SessionRequest r;
+  r.up = 4;
+  r.down = 2;
+  r.duration_ms = 5000;
+  r.warmup_ms = 1000;
+  r.mode = SendMode::kZerocopy;
+  r.block = 131072;
+  r.peer_rcvbuf = 4096;
+  auto back = RequestFromMessage(RequestToMessage(r));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->total(), 6u);
+  EXPECT_EQ(back->mode, SendMode::kZerocopy);
+  EXPECT_EQ(back->peer_rcvbuf, 4096u);
+  Message bad = RequestToMessage(r);
+  bad.Set("up", "99999999999");
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+  bad = RequestToMessage(r);
+  bad.Set("mode", "splice");
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+  bad = RequestToMessage(r);
+  bad.fields.erase("duration_ms");
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+}
+
+TEST(SideReportTest, RoundTrip) {
+  SideReport r;
+  r.window_seconds = 2.5;
+  r.user_seconds = 0.25;
+  r.host.max_cpu_busy = 0.95;
+  r.host.max_cpu = 1;
+  r.iface = "eth0";
+  r.nic_valid = true;
+  r.nic_tx_bytes = 123;
+  StreamWindow w;
+  w.send = true;
+  w.bytes = 1000;
+  w.thread_cpu_seconds = 1.5;
+  w.rwnd_limited_us = 7;
+  r.streams = {w, StreamWindow{}};
+  auto back = SideReportFromMessage(SideReportToMessage(r));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->streams.size(), 2u);
+  EXPECT_TRUE(back->streams[0].send);
+  EXPECT_FALSE(back->streams[1].send);
+  EXPECT_EQ(back->streams[0].bytes, 1000u);
+  EXPECT_EQ(back->streams[0].rwnd_limited_us, 7u);
+  EXPECT_DOUBLE_EQ(back->streams[0].thread_cpu_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(back->window_seconds, 2.5);
+  EXPECT_EQ(back->host.max_cpu, 1);
+  EXPECT_EQ(back->iface, "eth0");
+  EXPECT_EQ(back->nic_tx_bytes, 123u);
+  Message short_list = SideReportToMessage(r);
+  short_list.Set("bytes", "1");
+  EXPECT_FALSE(SideReportFromMessage(short_list).ok());
+}
+
+TEST(ArgParseTest, Values) {
+  EXPECT_EQ(ParseDurationFlag("d", "5s")->count(), 5000);
+  EXPECT_EQ(ParseDurationFlag("d", "250ms")->count(), 250);
+  EXPECT_EQ(ParseDurationFlag("d", "1.5")->count(), 1500);
+  EXPECT_FALSE(ParseDurationFlag("d", "-1s").ok());
+  EXPECT_FALSE(ParseDurationFlag("d", "5h").ok());
+  EXPECT_EQ(*ParseBytesFlag("b", "128K"), 131072u);
+  EXPECT_EQ(*ParseBytesFlag("b", "4M"), 4194304u);
+  EXPECT_FALSE(ParseBytesFlag("b", "4X").ok());
+  EXPECT_FALSE(ParseCountFlag("n", "0", 1, 10).ok());
+  auto list = ParseCountList("sweep", "1,2,4,8,16,32", 4096);
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 6u);
+  EXPECT_FALSE(ParseCountList("sweep", "1,,2", 4096).ok());
+}
+
+}  // namespace
+}  // namespace fabric::probe

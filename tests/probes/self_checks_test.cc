@@ -1,0 +1,118 @@
+// The probe's verdicts on its own results, on constructed results whose
+// right answer is known (shapes 1-3 of BOTTLENECK_SHAPES.md).
+#include "active-probes/tcp/self_checks.h"
+
+#include <gtest/gtest.h>
+
+namespace fabric::probe {
+namespace {
+
+constexpr double kGbit = 1e9 / 8;
+
+TcpProbeResult Even(uint32_t streams, double per_stream_gbit) {
+  TcpProbeResult r;
+  r.streams = streams;
+  DirectionResult d;
+  d.direction = "send";
+  d.streams = streams;
+  d.stream_bytes_per_second.assign(streams, per_stream_gbit * kGbit);
+  d.per_stream = Summarize(d.stream_bytes_per_second);
+  d.bytes_per_second = streams * per_stream_gbit * kGbit;
+  r.directions.push_back(d);
+  r.bytes_per_second = d.bytes_per_second;
+  r.link_bits_per_second = 200e9;
+  return r;
+}
+
+TEST(SelfChecksTest, CleanResultHasNoFlags) {
+  auto r = Even(32, 6.1);  // 195 Gbit/s on a 200G link
+  r.directions[0].max_sender_thread_cpu = 0.95;
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.stream_limited);  // at line rate, the streams are not the limit
+  EXPECT_TRUE(r.checks.cpu_bound == false || !r.checks.notes.empty());
+}
+
+TEST(SelfChecksTest, StreamCountArtefact) {
+  // Field shape 3: 8 x 14 Gbit/s = 112 Gbit/s on 200G, each thread on its core.
+  auto r = Even(8, 14);
+  r.directions[0].max_sender_thread_cpu = 0.97;
+  r.local_cpu.max_thread_cpu = 0.97;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.stream_limited);
+  EXPECT_TRUE(r.checks.cpu_bound);
+}
+
+TEST(SelfChecksTest, UnevenStreamsUnderABottleneckAreNotStreamLimited) {
+  auto r = Even(4, 0.25);  // fair share of a shaped 1G path, no per-stream cap
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.stream_limited);
+  EXPECT_FALSE(r.checks.cpu_bound);
+  EXPECT_FALSE(r.checks.receiver_window_limited);
+}
+
+TEST(SelfChecksTest, ReceiverWindow) {
+  auto r = Even(1, 3.9);  // shape 1: 208 KB buffers cap a stream near 4 Gbit/s
+  r.directions[0].rwnd_limited_fraction = 0.8;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.receiver_window_limited);
+  EXPECT_TRUE(r.checks.stream_limited);
+  r = Even(1, 3.9);
+  r.directions[0].rwnd_limited_fraction = 0.3;
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.receiver_window_limited);
+}
+
+TEST(SelfChecksTest, HostCpu) {
+  auto r = Even(2, 5);
+  r.remote_cpu.host_max_cpu_busy = 0.92;
+  r.remote_cpu.host_max_cpu = 3;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.cpu_bound);
+  r = Even(2, 5);
+  r.remote_cpu.host_max_cpu_busy = 0.85;
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.cpu_bound);
+}
+
+TEST(SelfChecksTest, Contended) {
+  auto r = Even(1, 1);
+  r.nic_valid = true;
+  r.expected_nic_bytes = 100'000'000;
+  r.nic_bytes = 105'000'000;
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.contended);
+  r.checks = {};
+  r.nic_bytes = 150'000'000;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.contended);
+}
+
+SweepResult Sweep(std::vector<std::pair<uint32_t, double>> points) {
+  SweepResult s;
+  for (auto [n, gbit] : points) s.runs.push_back(Even(n, gbit / n));
+  AnalyzeSweep(s);
+  return s;
+}
+
+TEST(SweepTest, FindsSaturation) {
+  auto s = Sweep({{1, 14}, {2, 28}, {4, 56}, {8, 112}, {16, 190}, {32, 196}});
+  ASSERT_TRUE(s.saturating_streams.has_value());
+  EXPECT_EQ(*s.saturating_streams, 16u);
+  EXPECT_FALSE(s.stream_limited);
+  EXPECT_NEAR(s.per_stream_ceiling_bytes_per_second, 14 * kGbit, 1);
+}
+
+TEST(SweepTest, StillGrowingIsStreamLimited) {
+  auto s = Sweep({{1, 14}, {2, 28}, {4, 56}, {8, 112}});
+  EXPECT_FALSE(s.saturating_streams.has_value());
+  EXPECT_TRUE(s.stream_limited);
+}
+
+TEST(SweepTest, FlatFromOne) {
+  auto s = Sweep({{1, 0.95}, {2, 0.96}, {4, 0.955}});
+  ASSERT_TRUE(s.saturating_streams.has_value());
+  EXPECT_EQ(*s.saturating_streams, 1u);
+}
+
+}  // namespace
+}  // namespace fabric::probe
