@@ -19,6 +19,7 @@
 
 #include "active-probes/control/cidr.h"
 #include "active-probes/control/conn.h"
+#include "active-probes/responder/session_kind.h"
 #include "common/result.h"
 #include "common/unique_fd.h"
 
@@ -39,6 +40,8 @@ struct ResponderOptions {
   bool pin = false;  // pin stream threads round-robin over the allowed CPUs
   std::string procfs;
   std::string sysfs;
+  // Probe kinds other than TCP, by request verb (see session_kind.h).
+  SessionKinds kinds;
 };
 
 struct ResponderCounters {
