@@ -5,6 +5,7 @@
 
 #include "active-probes/cli/arg_parse.h"
 #include "active-probes/control/auth.h"
+#include "active-probes/rdma/rdma_session.h"
 #include "active-probes/responder/responder.h"
 #include "common/flags.h"
 #include "common/log.h"
@@ -98,6 +99,7 @@ int RunServeCommand(int argc, char** argv) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  AddRdmaSessionKind(o, DefaultRdmaBackend());  // RDMA_TEST sessions (fabric_probe rdma)
   Responder responder(o);
   if (auto s = responder.Start(); !s.ok()) {
     std::fprintf(stderr, "fabric_probe serve: %s\n", s.error().message.c_str());
