@@ -179,8 +179,21 @@ inline Status ModifyQp(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, ibv_mtu m
   return OkStatus();
 }
 
+// The address with another port; an IPv4-mapped IPv6 address (what a
+// dual-stack listener reports) becomes plain IPv4, which rdma_cm resolves to
+// a RoCE v2 IPv4 GID.
 inline sockaddr_storage WithPort(const sockaddr_storage& addr, uint16_t port) {
   sockaddr_storage out = addr;
+  if (addr.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+      sockaddr_in in4{};
+      in4.sin_family = AF_INET;
+      std::memcpy(&in4.sin_addr, &in6->sin6_addr.s6_addr[12], 4);
+      out = sockaddr_storage{};
+      std::memcpy(&out, &in4, sizeof(in4));
+    }
+  }
   if (out.ss_family == AF_INET6) {
     reinterpret_cast<sockaddr_in6*>(&out)->sin6_port = htons(port);
   } else {
