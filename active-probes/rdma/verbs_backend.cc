@@ -28,7 +28,7 @@ class VerbsTarget : public RdmaTarget {
   Result<RdmaRegion> Prepare(const RdmaTargetRequest& request) override {
     request_ = request;
     channel_.reset(rdma_create_event_channel());
-    if (!channel_) return MakeError(Errno("rdma_create_event_channel"));
+    if (!channel_) return MakeError(NoCmError());
     rdma_cm_id* id = nullptr;
     if (rdma_create_id(channel_.get(), &id, nullptr, RDMA_PS_TCP) != 0) {
       return MakeError(Errno("rdma_create_id"));

@@ -32,7 +32,7 @@ class VerbsInitiator : public RdmaInitiator {
     auto deadline = Clock::now() + request.timeout;
     int timeout_ms = static_cast<int>(request.timeout.count());
     channel_.reset(rdma_create_event_channel());
-    if (!channel_) return MakeError(Errno("rdma_create_event_channel"));
+    if (!channel_) return MakeError(NoCmError());
     RdmaInitiatorInfo info;
     ibv_mtu cap = IBV_MTU_4096;
     for (uint32_t i = 0; i < request.qps; ++i) {

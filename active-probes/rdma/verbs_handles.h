@@ -98,6 +98,17 @@ inline std::string Errno(const char* what) {
   return std::string(what) + ": " + std::strerror(errno);
 }
 
+// Why rdma_create_event_channel failed: without the rdma_cm device (no RDMA
+// driver loaded, or a container without /dev/infiniband) that is "no device".
+inline std::string NoCmError() {
+  int err = errno;
+  std::string why = Errno("rdma_create_event_channel");
+  if (err == ENOENT || err == ENODEV || err == ENXIO) {
+    return "no-device: no RDMA device (rdma_cm is not available: " + why + ")";
+  }
+  return why;
+}
+
 inline uint32_t MtuBytes(ibv_mtu m) { return m >= IBV_MTU_256 ? 128u << m : 0; }
 inline ibv_mtu MtuEnum(uint32_t bytes) {
   for (int e = IBV_MTU_4096; e > IBV_MTU_256; --e) {

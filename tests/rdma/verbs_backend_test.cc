@@ -54,7 +54,8 @@ TEST(VerbsBackend, NoDeviceIsAnErrorNotACrash) {
   req.region_bytes = 4096;
   req.token = std::string(32, 'a');
   auto region = (*target)->Prepare(req);
-  EXPECT_FALSE(region.ok());
+  ASSERT_FALSE(region.ok());
+  EXPECT_EQ(region.error().message.rfind("no-device:", 0), 0u) << region.error().message;
 
   auto init = DefaultRdmaBackend().NewInitiator();
   ASSERT_TRUE(init.ok());
@@ -67,7 +68,8 @@ TEST(VerbsBackend, NoDeviceIsAnErrorNotACrash) {
   ireq.remote.cm_port = 1;
   ireq.timeout = std::chrono::milliseconds(200);
   auto info = (*init)->Connect(ireq);
-  EXPECT_FALSE(info.ok());
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().message.rfind("no-device:", 0), 0u) << info.error().message;
 }
 
 }  // namespace
