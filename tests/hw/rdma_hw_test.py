@@ -15,7 +15,6 @@ import sys
 import tempfile
 import time
 
-PROBE = os.environ["FABRIC_PROBE"]
 IB = "/sys/class/infiniband"
 PORT = 19878
 
@@ -55,6 +54,7 @@ def ipv4_of(netdev):
 
 
 def main():
+    probe = os.environ["FABRIC_PROBE"]
     found = first_active_port()
     if not found:
         print("SKIP: no RDMA device with an active RoCE port")
@@ -70,12 +70,12 @@ def main():
         with open(secret, "w") as f:
             f.write("rdma-hw-test-secret-0123456789\n")
         os.chmod(secret, 0o600)
-        serve = subprocess.Popen([PROBE, "serve", "--listen", f"{ip}:{PORT}", "--allow",
+        serve = subprocess.Popen([probe, "serve", "--listen", f"{ip}:{PORT}", "--allow",
                                   f"{ip}/32", "--secret-file", secret],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             time.sleep(0.5)
-            p = subprocess.run([PROBE, "rdma", "--peer", f"{ip}:{PORT}", "--secret-file",
+            p = subprocess.run([probe, "rdma", "--peer", f"{ip}:{PORT}", "--secret-file",
                                 secret, "--duration", duration, "--warmup", "1s", "--json"],
                                capture_output=True, text=True, timeout=120)
         finally:
