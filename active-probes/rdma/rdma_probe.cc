@@ -148,6 +148,8 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   r.qp_min_bytes_per_second = totals->qp_min_bytes_per_second;
   r.qp_max_bytes_per_second = totals->qp_max_bytes_per_second;
   r.local_counters = DiffPortCounters(before, after);
+  r.local_counters_before = before;
+  r.local_counters_after = after;
   r.remote_counters = remote->counters;
   r.local_cpu.user_seconds = cpu_b.user_seconds - cpu_a.user_seconds;
   r.local_cpu.system_seconds = cpu_b.system_seconds - cpu_a.system_seconds;

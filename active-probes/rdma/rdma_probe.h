@@ -84,6 +84,8 @@ struct RdmaProbeResult {
   // Port counters across the window: ours (sender) and the responder's.
   PortCounterDelta local_counters;
   PortCounterDelta remote_counters;
+  PortCounters local_counters_before;  // raw readings at the window edges
+  PortCounters local_counters_after;
   RdmaSideCpu local_cpu;
   RdmaSideCpu remote_cpu;
   // Self-check verdicts, in the TCP probe's vocabulary.

@@ -95,6 +95,8 @@ std::string RdmaResultToJson(const RdmaProbeResult& r) {
          ",\"path_mtu_bytes\":" + std::to_string(r.mtu) +
          "},\"counters\":{\"local\":" + CountersJson(r.local_counters) +
          ",\"responder\":" + CountersJson(r.remote_counters) +
+         ",\"local_before\":" + CountersJson(r.local_counters_before) +
+         ",\"local_after\":" + CountersJson(r.local_counters_after) +
          "},\"cpu\":{\"local\":" + CpuJson(r.local_cpu) +
          ",\"responder\":" + CpuJson(r.remote_cpu) +
          "},\"self_checks\":{\"cpu_bound\":" + Bool(r.cpu_bound) +

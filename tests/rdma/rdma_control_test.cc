@@ -100,6 +100,8 @@ TEST_F(RdmaControlTest, ExchangesRegionOverTheAuthenticatedChannel) {
   EXPECT_DOUBLE_EQ(r->qp_max_bytes_per_second, r->per_qp[2].bytes_per_second);
   // Fixture counters do not move: the cross-check says so instead of passing.
   EXPECT_EQ(r->local_counters.xmit_bytes, 0u);
+  EXPECT_EQ(r->local_counters_before.xmit_bytes, 1000u);  // 250 words in the fixture
+  EXPECT_EQ(r->local_counters_after.xmit_bytes, 1000u);
   EXPECT_EQ(r->remote_counters.rcv_bytes, 0u);
   EXPECT_FALSE(r->counters_consistent);
   EXPECT_FALSE(r->congested);
