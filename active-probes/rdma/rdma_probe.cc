@@ -19,6 +19,10 @@ int64_t ToNs(std::chrono::milliseconds d) { return static_cast<int64_t>(d.count(
 
 Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
                                 const std::vector<RdmaPortInfo>& ports, uint64_t* retry_ms) {
+  // A backend that cannot run here (a build without rdma-core) says so
+  // before the responder is involved.
+  auto initiator = backend.NewInitiator();
+  if (!initiator.ok()) return Unexpected{initiator.error()};
   ClientSessionOptions c;
   c.peer = o.peer;
   c.bind_address = o.bind_address;
@@ -64,8 +68,6 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
                      " bytes, the test needs " + std::to_string(req.region_bytes()));
   }
 
-  auto initiator = backend.NewInitiator();
-  if (!initiator.ok()) return Unexpected{initiator.error()};
   RdmaInitiatorRequest ireq;
   ireq.local = local;
   ireq.peer = PeerAddress(control.fd());
