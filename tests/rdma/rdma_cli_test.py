@@ -43,6 +43,12 @@ def main():
         rc, _, err = run("--peer", "127.0.0.1", "--secret-file", secret, "--size", "2G")
         check(rc == 2 and "--size" in err, f"--size 2G -> {rc} {err!r}")
 
+        p = subprocess.run([PROBE, "serve", "--allow", "127.0.0.1/32", "--secret-file", secret,
+                            "--rdma-max-region", "lots"], capture_output=True, text=True,
+                           timeout=30)
+        check(p.returncode == 2 and "--rdma-max-region" in p.stderr,
+              f"serve --rdma-max-region lots -> {p.returncode} {p.stderr!r}")
+
         # Port 1 has nobody listening: the local check must answer first.
         rc, out, err = run("--peer", "127.0.0.1:1", "--secret-file", secret, "--json")
         check(rc == 9, f"no device: exit {rc}, want 9 ({err!r})")
