@@ -5,6 +5,7 @@
 
 #include "active-probes/cli/arg_parse.h"
 #include "active-probes/control/auth.h"
+#include "active-probes/rdma/rdma_session.h"
 #include "active-probes/responder/responder.h"
 #include "common/flags.h"
 #include "common/log.h"
@@ -27,6 +28,11 @@ int RunServeCommand(int argc, char** argv) {
   flags.AddString("rcvbuf", "BYTES", "SO_RCVBUF on data sockets (0 = autotune)", "0");
   flags.AddString("sndbuf", "BYTES", "SO_SNDBUF on data sockets (0 = autotune)", "0");
   flags.AddBool("pin", "Pin stream threads round-robin over the allowed CPUs", false);
+  flags.AddString(
+      "rdma-device", "NAME",
+      "Serve RDMA probes only from this device (default: the one on the probed address)", "");
+  flags.AddString("rdma-max-region", "BYTES",
+                  "Largest memory region (qps x size) an RDMA session may register", "1G");
   flags.AddString("log.level", "LEVEL", "debug, info, warn or error", "info");
   flags.AddBool("help", "Show this help", false);
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -98,6 +104,12 @@ int RunServeCommand(int argc, char** argv) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  RdmaResponderOptions rdma;
+  rdma.device = flags.GetString("rdma-device");
+  auto region = ParseBytesFlag("rdma-max-region", flags.GetString("rdma-max-region"));
+  if (!region.ok()) return fail(region.error().message);
+  rdma.max_region_bytes = *region;
+  AddRdmaSessionKind(o, DefaultRdmaBackend(), rdma);  // RDMA_TEST sessions (fabric_probe rdma)
   Responder responder(o);
   if (auto s = responder.Start(); !s.ok()) {
     std::fprintf(stderr, "fabric_probe serve: %s\n", s.error().message.c_str());

@@ -5,6 +5,7 @@ namespace fabric::probe {
 
 int RunServeCommand(int argc, char** argv);
 int RunTcpCommand(int argc, char** argv);
+int RunRdmaCommand(int argc, char** argv);
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> table = {
@@ -12,6 +13,7 @@ const std::vector<Subcommand>& Subcommands() {
        RunStorage},
       {"serve", "answer probes from peers (the responder)", RunServeCommand},
       {"tcp", "multi-stream TCP throughput against a responder", RunTcpCommand},
+      {"rdma", "RDMA WRITE bandwidth against a responder (ib_write_bw class)", RunRdmaCommand},
   };
   return table;
 }

@@ -19,6 +19,7 @@
 
 #include "active-probes/control/cidr.h"
 #include "active-probes/control/conn.h"
+#include "active-probes/responder/session_kind.h"
 #include "common/result.h"
 #include "common/unique_fd.h"
 #include "exporter/core/sysroot.h"
@@ -42,6 +43,8 @@ struct ResponderOptions {
   // these at the host's mounts).
   std::string procfs{SysRoot::kDefaultProcfs};
   std::string sysfs{SysRoot::kDefaultSysfs};
+  // Probe kinds other than TCP, by request verb (see session_kind.h).
+  SessionKinds kinds;
 };
 
 struct ResponderCounters {

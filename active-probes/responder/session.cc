@@ -64,6 +64,22 @@ bool Session::OfferData(UniqueFd fd, const sockaddr_storage& peer, std::string_v
   return true;
 }
 
+Session::Outcome Session::RunKind(const SessionKindHandler& handler, const Message& request) {
+  SessionContext ctx{options_, control_, peer_, request, [this](Clock::time_point deadline) {
+                       std::lock_guard<std::mutex> lock(mu_);
+                       deadline_ = deadline;
+                     }};
+  switch (handler(ctx)) {
+    case SessionKindOutcome::kCompleted:
+      return Outcome::kCompleted;
+    case SessionKindOutcome::kRejected:
+      return Outcome::kRejected;
+    case SessionKindOutcome::kFailed:
+      break;
+  }
+  return Outcome::kFailed;
+}
+
 Session::Outcome Session::Run() {
   auto idle = [&] { return Clock::now() + options_.idle_timeout; };
   std::string peer_text = AddressText(peer_);
@@ -95,6 +111,9 @@ Session::Outcome Session::Run() {
   // The request, checked against our own limits.
   auto test_msg = control_.Read(idle());
   if (!test_msg.ok()) return Fail(test_msg.error().message);
+  if (auto kind = options_.kinds.find(test_msg->verb); kind != options_.kinds.end()) {
+    return RunKind(kind->second, *test_msg);
+  }
   auto req = RequestFromMessage(*test_msg);
   if (!req.ok()) return Reject("bad-request");
   if (req->total() == 0) return Reject("no-streams");

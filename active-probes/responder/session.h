@@ -37,6 +37,8 @@ class Session {
 
  private:
   Outcome Fail(const std::string& why);
+  // Hands an authenticated session to a registered probe kind.
+  Outcome RunKind(const SessionKindHandler& handler, const Message& request);
   Outcome Reject(const std::string& reason);
 
   const ResponderOptions& options_;

@@ -8,6 +8,7 @@
 
 #include "active-probes/control/auth.h"
 #include "active-probes/control/cidr.h"
+#include "active-probes/control/client_session.h"
 #include "active-probes/tcp/self_checks.h"
 #include "active-probes/tcp/session_request.h"
 #include "active-probes/tcp/window.h"
@@ -18,66 +19,15 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::string PeerText(const HostPort& p) { return p.host + ":" + std::to_string(p.port); }
-
-// The responder closes the control connection once its session slot is free;
-// waiting for that keeps our next session (a sweep's next run, a retry after
-// a rejection) from finding it BUSY.
-void WaitForClose(LineConn& conn) {
-  (void)conn.Read(Clock::now() + std::chrono::milliseconds(2000));
-}
-
-// Connection, authentication and admission. BUSY is returned as an error of
-// kind busy with the responder's hint in retry_ms.
+// Connection, authentication and admission (shared with every probe kind).
 Result<LineConn> OpenSession(const TcpProbeOptions& o, uint64_t* retry_ms) {
-  auto fd = Dial(o.peer, o.bind_address, o.connect_timeout);
-  if (!fd.ok()) return Unexpected{fd.error()};
-  LineConn conn(std::move(*fd));
-  auto deadline = [&] { return Clock::now() + o.connect_timeout; };
-  Message hello;
-  hello.verb = "HELLO";
-  hello.Set("v", static_cast<uint64_t>(kProtocolVersion)).Set("probe", "tcp");
-  if (auto s = conn.Write(hello, deadline()); !s.ok()) {
-    return MakeError("refused: " + PeerText(o.peer) + " closed the connection");
-  }
-  auto first = conn.Read(deadline());
-  if (!first.ok()) {
-    if (StartsWith(first.error().message, "timeout")) {
-      return MakeError("timeout: " + PeerText(o.peer) + " did not answer HELLO");
-    }
-    return MakeError("refused: " + PeerText(o.peer) + " closed the connection before answering");
-  }
-  if (first->verb == "BUSY") {
-    *retry_ms = first->Uint("retry_ms").value_or(1000);
-    return MakeError("busy: " + PeerText(o.peer) + " is running another probe session; retry in " +
-                     std::to_string(*retry_ms) + " ms");
-  }
-  if (first->verb == "ERR" && first->Get("reason") == "not-allowed") {
-    return MakeError("refused: " + PeerText(o.peer) +
-                     " does not allow this source address (responder --allow)");
-  }
-  if (first->verb != "CHALLENGE" || !first->Get("nonce")) {
-    return MakeError("refused: unexpected answer " + Quote(first->verb) + " from " +
-                     PeerText(o.peer));
-  }
-  std::string server_nonce = *first->Get("nonce");
-  std::string client_nonce = MakeNonce();
-  Message auth;
-  auth.verb = "AUTH";
-  auth.Set("cnonce", client_nonce);
-  auth.Set("mac", ComputeMac(o.secret, "client", server_nonce, client_nonce));
-  if (auto s = conn.Write(auth, deadline()); !s.ok()) return Unexpected{s.error()};
-  auto reply = conn.Read(deadline());
-  if (!reply.ok() || reply->verb != "AUTH_OK") {
-    if (reply.ok()) WaitForClose(conn);
-    return MakeError("auth: " + PeerText(o.peer) +
-                     " refused the shared secret (check --secret-file on both sides)");
-  }
-  if (!MacEqual(reply->Get("mac").value_or(""),
-                ComputeMac(o.secret, "server", server_nonce, client_nonce))) {
-    return MakeError("auth: " + PeerText(o.peer) + " does not hold the shared secret");
-  }
-  return conn;
+  ClientSessionOptions c;
+  c.peer = o.peer;
+  c.bind_address = o.bind_address;
+  c.secret = o.secret;
+  c.timeout = o.connect_timeout;
+  c.probe = "tcp";
+  return OpenClientSession(c, retry_ms);
 }
 
 std::vector<int> ChooseCpus(const TcpProbeOptions& o, const std::string& iface) {

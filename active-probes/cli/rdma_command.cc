@@ -1,0 +1,100 @@
+// fabric_probe rdma: RDMA WRITE bandwidth against a responder.
+#include <signal.h>
+
+#include <cstdio>
+
+#include "active-probes/cli/arg_parse.h"
+#include "active-probes/control/auth.h"
+#include "active-probes/rdma/rdma_probe.h"
+#include "active-probes/rdma/rdma_report.h"
+#include "active-probes/responder/responder.h"
+#include "common/flags.h"
+#include "exporter/core/sysroot.h"
+
+namespace fabric::probe {
+
+int RunRdmaCommand(int argc, char** argv) {
+  FlagSet flags;
+  flags.AddString("peer", "HOST[:PORT]", "Responder to probe (port default 9878; required)", "");
+  flags.AddString("secret-file", "FILE", "File holding the shared secret (required)", "");
+  flags.AddString("qps", "N", "RC queue pairs", "4");
+  flags.AddString("size", "BYTES", "Bytes per RDMA WRITE", "64K");
+  flags.AddString("tx-depth", "N", "Outstanding work requests per queue pair", "128");
+  flags.AddString("duration", "DUR", "Measured window", "5s");
+  flags.AddString("warmup", "DUR", "Warm-up before the window, excluded from the result", "1s");
+  flags.AddString("device", "NAME",
+                  "RDMA device (default: the one on the source address's interface)", "");
+  flags.AddString("bind", "ADDR", "Source address", "");
+  flags.AddString("connect-timeout", "DUR", "Connect, rdma_cm and control-message timeout", "5s");
+  flags.AddString("busy-retries", "N", "Wait out this many BUSY answers before failing", "0");
+  flags.AddBool("json", "Print the result as JSON", false);
+  flags.AddBool("help", "Show this help", false);
+  if (auto s = flags.Parse(argc, argv); !s.ok()) {
+    std::fprintf(stderr, "fabric_probe rdma: %s\n", s.error().message.c_str());
+    return 2;
+  }
+  if (flags.GetBool("help")) {
+    std::printf(
+        "Usage: fabric_probe rdma --peer HOST[:PORT] --secret-file FILE [FLAGS]\n\n"
+        "RDMA WRITE bandwidth (RC queue pairs through rdma_cm) against `fabric_probe serve`,\n"
+        "timed from completions on CLOCK_MONOTONIC, cross-checked against port counters.\n"
+        "Exit status: 0 ok, 1 error, 2 usage, 3 busy, 4 auth, 5 refused, 6 unreachable,\n"
+        "7 timeout, 8 rejected by the responder, 9 no RDMA device, 10 no active port.\n\n%s",
+        flags.Usage().c_str());
+    return 0;
+  }
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "fabric_probe rdma: %s\n", m.c_str());
+    return 2;
+  };
+  RdmaProbeOptions o;
+  o.procfs = std::string(SysRoot::kDefaultProcfs);
+  o.sysfs = std::string(SysRoot::kDefaultSysfs);
+  if (flags.GetString("peer").empty()) return fail("--peer is required");
+  auto peer = ParseHostPort(flags.GetString("peer"), kDefaultResponderPort);
+  if (!peer.ok()) return fail("--peer: " + peer.error().message);
+  o.peer = *peer;
+  if (flags.GetString("secret-file").empty()) return fail("--secret-file is required");
+  auto secret = LoadSecretFile(flags.GetString("secret-file"));
+  if (!secret.ok()) return fail(secret.error().message);
+  o.secret = *secret;
+  auto qps = ParseCountFlag("qps", flags.GetString("qps"), 1, kMaxRdmaQps);
+  auto size = ParseBytesFlag("size", flags.GetString("size"));
+  auto depth = ParseCountFlag("tx-depth", flags.GetString("tx-depth"), 1, kMaxRdmaTxDepth);
+  auto duration = ParseDurationFlag("duration", flags.GetString("duration"));
+  auto warmup = ParseDurationFlag("warmup", flags.GetString("warmup"));
+  auto timeout = ParseDurationFlag("connect-timeout", flags.GetString("connect-timeout"));
+  auto retries = ParseCountFlag("busy-retries", flags.GetString("busy-retries"), 0, 100);
+  for (const Error* e :
+       {qps.ok() ? nullptr : &qps.error(), size.ok() ? nullptr : &size.error(),
+        depth.ok() ? nullptr : &depth.error(), duration.ok() ? nullptr : &duration.error(),
+        warmup.ok() ? nullptr : &warmup.error(), timeout.ok() ? nullptr : &timeout.error(),
+        retries.ok() ? nullptr : &retries.error()}) {
+    if (e != nullptr) return fail(e->message);
+  }
+  if (*size == 0 || *size > kMaxRdmaMessage) return fail("--size: from 1 byte to 1G");
+  o.qps = static_cast<uint32_t>(*qps);
+  o.size = static_cast<uint32_t>(*size);
+  o.tx_depth = static_cast<uint32_t>(*depth);
+  o.duration = *duration;
+  o.warmup = *warmup;
+  o.connect_timeout = *timeout;
+  o.busy_retries = static_cast<int>(*retries);
+  o.device = flags.GetString("device");
+  o.bind_address = flags.GetString("bind");
+  if (auto s = ValidateRdmaOptions(o); !s.ok()) return fail(s.error().message);
+
+  signal(SIGPIPE, SIG_IGN);
+  bool json = flags.GetBool("json");
+  auto result = RunRdmaProbe(o);
+  if (!result.ok()) {
+    if (json) std::fputs(RdmaErrorToJson(result.error()).c_str(), stdout);
+    std::fprintf(stderr, "fabric_probe rdma: %s\n", result.error().message.c_str());
+    return RdmaExitCode(result.error());
+  }
+  std::fputs(json ? (RdmaResultToJson(*result) + "\n").c_str() : RdmaResultToTable(*result).c_str(),
+             stdout);
+  return 0;
+}
+
+}  // namespace fabric::probe

@@ -1,0 +1,38 @@
+// The requester's side of the control channel's opening: connect, HELLO,
+// mutual HMAC authentication and the responder's admission answer (BUSY,
+// not-allowed). Every probe kind (TCP, RDMA, ...) opens its session here, so
+// they share one authentication and one set of error kinds.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "active-probes/control/conn.h"
+#include "common/result.h"
+
+namespace fabric::probe {
+
+struct ClientSessionOptions {
+  HostPort peer;
+  std::string bind_address;  // source address; empty = the route's
+  std::string secret;
+  std::chrono::milliseconds timeout{5000};  // connect and each control message
+  std::string probe = "tcp";                // HELLO's probe= field (informational)
+};
+
+// "host:port" as errors and results print it.
+std::string PeerText(const HostPort& p);
+
+// An authenticated control connection. Errors start with the kinds that
+// ErrorKindOf understands: "refused:", "unreachable:", "timeout:", "auth:",
+// and "busy:" (then *retry_ms holds the responder's hint).
+Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retry_ms);
+
+// The responder closes the control connection once its session slot is free;
+// waiting for that keeps the next session (a sweep's next run, a retry after a
+// rejection) from finding it BUSY.
+void WaitForClose(LineConn& conn);
+
+}  // namespace fabric::probe

@@ -1,0 +1,82 @@
+#include "active-probes/rdma/rdma_self_checks.h"
+
+#include <cstdio>
+
+namespace fabric::probe {
+namespace {
+
+std::string Pct(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", f * 100);
+  return buf;
+}
+
+std::string Gbps(double bytes_per_second) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f Gbit/s", bytes_per_second * 8 / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+void EvaluateRdmaSelfChecks(RdmaProbeResult& r, double mean_outstanding_fraction) {
+  // The poster keeps tx_depth WRITEs in flight; when it cannot (one core
+  // posting and polling for every QP), the queues run dry and the CPU is the
+  // limit. Busy polling always shows ~100% of a core, so that is not evidence.
+  if (r.messages > 0 && mean_outstanding_fraction < kRdmaStarvedQueueFraction) {
+    r.cpu_bound = true;
+    r.notes.push_back("cpu_bound: send queues were on average " + Pct(mean_outstanding_fraction) +
+                      " full; the posting thread could not keep " + std::to_string(r.tx_depth) +
+                      " writes in flight per QP");
+  }
+
+  const auto& tx = r.local_counters.xmit_bytes;
+  if (tx && r.bytes > 0) {
+    double mtu = r.mtu > 0 ? r.mtu : 4096;
+    double packets = static_cast<double>(r.bytes) / mtu + static_cast<double>(r.messages);
+    double expected = static_cast<double>(r.bytes) + packets * kRdmaHeaderBytesPerPacket;
+    double got = static_cast<double>(*tx);
+    r.counters_consistent = got >= 0.95 * static_cast<double>(r.bytes) &&
+                            got <= (1 + kRdmaContendedExcess) * expected + (1 << 20);
+    if (got > (1 + kRdmaContendedExcess) * expected + (1 << 20)) {
+      r.contended = true;
+      r.notes.push_back("contended: " + r.device + " port " + std::to_string(r.port) + " sent " +
+                        std::to_string(*tx) + " bytes in the window, the probe explains " +
+                        std::to_string(static_cast<uint64_t>(expected)));
+    } else if (got < 0.95 * static_cast<double>(r.bytes)) {
+      r.notes.push_back("port_xmit_data counted " + std::to_string(*tx) +
+                        " bytes, fewer than the " + std::to_string(r.bytes) +
+                        " completed (loopback inside the adapter, or counters not per port)");
+    }
+  } else if (r.bytes > 0) {
+    r.notes.push_back("port_xmit_data not available: no counter cross-check");
+  }
+
+  uint64_t cnp_sent = r.remote_counters.np_cnp_sent.value_or(0);
+  uint64_t cnp_handled = r.local_counters.rp_cnp_handled.value_or(0);
+  uint64_t oob = r.remote_counters.out_of_buffer.value_or(0);
+  if (cnp_sent > 0 || cnp_handled > 0 || oob > 0) {
+    r.congested = true;
+    r.notes.push_back("congested: responder sent " + std::to_string(cnp_sent) +
+                      " CNPs, we handled " + std::to_string(cnp_handled) +
+                      ", responder out_of_buffer " + std::to_string(oob) +
+                      " (ECN marking or receive-buffer pressure in the window)");
+  }
+
+  bool below_line = r.link_bits_per_second > 0 &&
+                    r.bytes_per_second * 8 < kRdmaBelowLineFraction * r.link_bits_per_second;
+  if (below_line && !r.cpu_bound && !r.congested && !r.contended && r.qps > 0) {
+    bool uneven = r.qp_max_bytes_per_second > 0 &&
+                  r.qp_min_bytes_per_second < 0.8 * r.qp_max_bytes_per_second;
+    r.qp_limited = true;
+    r.notes.push_back("qp_limited: " + Gbps(r.bytes_per_second) + " is under " +
+                      Pct(kRdmaBelowLineFraction) + " of the " + Gbps(r.link_bits_per_second / 8) +
+                      " port with full send queues and no congestion signal; " +
+                      (uneven ? "QPs were uneven (" + Gbps(r.qp_min_bytes_per_second) + " to " +
+                                    Gbps(r.qp_max_bytes_per_second) + "); "
+                              : "") +
+                      "try more --qps or a larger --size");
+  }
+}
+
+}  // namespace fabric::probe
