@@ -113,7 +113,7 @@ int Run(int argc, char** argv) {
   // The active side runs when the config names a fleet.
   std::unique_ptr<ProbeRuntime> probes;
   if (options.fleet) {
-    probes = std::make_unique<ProbeRuntime>(*options.fleet, options.probes);
+    probes = std::make_unique<ProbeRuntime>(*options.fleet, options.probes, root);
     collectors.push_back({"probes", probes->MakeCollector()});
   }
   auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options));
@@ -150,7 +150,12 @@ int Run(int argc, char** argv) {
              {"config", options.config_file.empty() ? "embedded defaults" : options.config_file},
              {"collectors", collectors_list}});
 
-  if (probes) probes->Start();
+  if (probes) {
+    if (Status started = probes->Start(); !started.ok()) {
+      log::Error("cannot start the probes", {{"err", started.error().message}});
+      return 1;
+    }
+  }
 
   int signal_number = 0;
   sigwait(&shutdown_signals, &signal_number);

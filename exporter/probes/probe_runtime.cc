@@ -1,10 +1,19 @@
 #include "exporter/probes/probe_runtime.h"
 
 #include <chrono>
+#include <cmath>
 #include <random>
+#include <thread>
 
+#include "active-probes/control/auth.h"
+#include "active-probes/control/cidr.h"
+#include "active-probes/control/conn.h"
+#include "active-probes/responder/responder.h"
 #include "common/log.h"
+#include "common/strings.h"
+#include "exporter/core/file_reader.h"
 #include "exporter/probes/path_probe.h"
+#include "exporter/probes/probe_plan.h"
 #include "exporter/probes/probe_results_collector.h"
 
 namespace fabric {
@@ -14,14 +23,24 @@ double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& relative) {
+  auto text = ReadAttribute(root.Sys(relative));
+  if (!text.ok()) return std::nullopt;
+  return ParseUint64(TrimSpace(*text));
+}
+
 }  // namespace
 
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
-  section.ExpectMapWithKeys({"state_file", "max_splay", "path"});
+  section.ExpectMapWithKeys({"state_file", "max_splay", "skip_when_busy_fraction", "secret_file",
+                             "path", "tcp", "responder"});
   settings.state_file = section.String("state_file").value_or("");
   settings.max_splay_seconds =
       section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
+  settings.skip_when_busy_fraction =
+      section.Double("skip_when_busy_fraction", 0, 1).value_or(settings.skip_when_busy_fraction);
+
   ConfigNode path = section.Child("path");
   path.ExpectMapWithKeys({"enabled", "interval", "echo_timeout"});
   settings.path.enabled = path.Bool("enabled").value_or(true);
@@ -29,13 +48,57 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
       path.DurationSeconds("interval", 1, 86400).value_or(settings.path.interval_seconds);
   settings.path.echo_timeout_seconds =
       path.DurationSeconds("echo_timeout", 0.1, 60).value_or(settings.path.echo_timeout_seconds);
+
+  ConfigNode tcp = section.Child("tcp");
+  tcp.ExpectMapWithKeys(
+      {"enabled", "round", "duration", "warmup", "streams", "single_stream", "port"});
+  TcpLadderSettings& t = settings.tcp;
+  t.enabled = tcp.Bool("enabled").value_or(tcp.present());
+  t.round_seconds = tcp.DurationSeconds("round", 2, 86400).value_or(t.round_seconds);
+  t.duration_seconds = tcp.DurationSeconds("duration", 0.2, 600).value_or(t.duration_seconds);
+  t.warmup_seconds = tcp.DurationSeconds("warmup", 0, 60).value_or(t.warmup_seconds);
+  t.streams = static_cast<uint32_t>(tcp.Int("streams", 1, 256).value_or(t.streams));
+  t.single_stream = tcp.Bool("single_stream").value_or(t.single_stream);
+  t.port = static_cast<uint16_t>(tcp.Int("port", 1, 65535).value_or(t.port));
+  const int runs = t.single_stream ? 2 : 1;
+  if (t.enabled && runs * (t.duration_seconds + t.warmup_seconds) + 2 > t.round_seconds) {
+    tcp.Fail("round", "a round must fit its runs: more than " + std::to_string(runs) +
+                          " x (duration + warmup) + 2s");
+  }
+
+  ConfigNode responder = section.Child("responder");
+  responder.ExpectMapWithKeys({"enabled", "listen", "allow", "max_streams", "max_duration"});
+  ResponderSettings& r = settings.responder;
+  r.enabled = responder.Bool("enabled").value_or(t.enabled);
+  r.listen = responder.StringList("listen").value_or(std::vector<std::string>{});
+  r.allow = responder.StringList("allow").value_or(std::vector<std::string>{});
+  for (const auto& cidr : r.allow) {
+    if (auto parsed = probe::ParseCidr(cidr); !parsed.ok()) {
+      responder.Fail("allow", parsed.error().message);
+    }
+  }
+  r.max_streams =
+      static_cast<uint32_t>(responder.Int("max_streams", 1, 1024).value_or(r.max_streams));
+  r.max_duration_seconds =
+      responder.DurationSeconds("max_duration", 1, 3600).value_or(r.max_duration_seconds);
+
+  if (t.enabled || r.enabled) {
+    auto file = section.String("secret_file");
+    if (!file) {
+      section.Fail("secret_file", "the TCP probe and the responder need a shared secret file");
+    }
+    auto secret = probe::LoadSecretFile(*file);
+    if (!secret.ok()) section.Fail("secret_file", secret.error().message);
+    t.secret = *secret;
+  }
   return settings;
 }
 
-ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings)
-    : fleet_(fleet), settings_(settings) {
+ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root)
+    : fleet_(fleet), settings_(settings), root_(root) {
   std::vector<ProbeTask> tasks;
   const FleetNode self = fleet_.Self();
+  auto skip = [this]() { return FabricBusy(); };
   for (const FleetNode& peer : fleet_.nodes) {
     if (peer.name == self.name || !settings_.path.enabled) continue;
     store_.Expect({"path", peer.name, ""});
@@ -62,6 +125,36 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings)
     };
     tasks.push_back(std::move(task));
   }
+  if (settings_.tcp.enabled && fleet_.nodes.size() > 1) {
+    for (const FleetNode& peer : fleet_.nodes) {
+      if (peer.name == self.name) continue;
+      for (const auto& key : TcpLadderKeys(settings_.tcp, peer.name)) store_.Expect(key);
+    }
+    // One run per plan round, aligned to the wall clock so every node agrees
+    // on the round number: the round's pairing decides the peer, if any.
+    const double round = settings_.tcp.round_seconds;
+    const double now = WallSeconds();
+    std::uniform_real_distribution<double> offset(0, 0.2 * round);
+    std::random_device seed;
+    ProbeTask task;
+    task.probe = "tcp_multi";
+    task.target = "plan";
+    task.timing.interval = Seconds(round);
+    task.timing.jitter_fraction = 0;
+    task.timing.first_due_seconds = (std::floor(now / round) + 1) * round - now + offset(seed);
+    task.timeout = Seconds(round);
+    task.skip_reason = skip;
+    task.run = [this, self, round](const CancelToken&) {
+      const uint64_t number = static_cast<uint64_t>(std::floor(WallSeconds() / round));
+      auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
+      if (!planned || !planned->initiator) return ProbeOutcome::kIdle;
+      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, fleet_.nodes[planned->peer],
+                                          root_.procfs(), root_.sysfs(), store_);
+      Persist();
+      return outcome;
+    };
+    tasks.push_back(std::move(task));
+  }
   if (!settings_.state_file.empty()) {
     Status loaded = store_.Load(settings_.state_file);
     if (!loaded.ok() && !loaded.absent()) {
@@ -74,9 +167,69 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings)
 
 ProbeRuntime::~ProbeRuntime() { Stop(); }
 
-void ProbeRuntime::Start() { scheduler_->Start(); }
+Status ProbeRuntime::Start() {
+  if (settings_.responder.enabled) {
+    probe::ResponderOptions options;
+    const FleetNode& self = fleet_.Self();
+    std::vector<std::string> listen = settings_.responder.listen;
+    if (listen.empty()) {
+      listen.push_back(self.address.find(':') == std::string::npos ? self.address
+                                                                   : "[" + self.address + "]");
+    }
+    for (const auto& address : listen) {
+      auto parsed = probe::ParseHostPort(address, settings_.tcp.port);
+      if (!parsed.ok()) return MakeError("probes.responder.listen: " + parsed.error().message);
+      options.listen.push_back(*parsed);
+    }
+    std::vector<std::string> allow = settings_.responder.allow;
+    if (allow.empty()) {
+      for (const auto& node : fleet_.nodes) {
+        allow.push_back(node.address +
+                        (node.address.find(':') == std::string::npos ? "/32" : "/128"));
+      }
+    }
+    for (const auto& cidr : allow) {
+      auto parsed = probe::ParseCidr(cidr);
+      if (!parsed.ok()) return MakeError("probes.responder.allow: " + parsed.error().message);
+      options.allow.push_back(*parsed);
+    }
+    options.secret = settings_.tcp.secret;
+    options.max_streams = settings_.responder.max_streams;
+    options.max_duration = std::chrono::milliseconds(
+        static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
+    options.procfs = root_.procfs();
+    options.sysfs = root_.sysfs();
+    responder_ = std::make_unique<probe::Responder>(std::move(options));
+    if (Status started = responder_->Start(); !started.ok()) {
+      return MakeError("probe responder: " + started.error().message);
+    }
+  }
+  scheduler_->Start();
+  return OkStatus();
+}
 
-void ProbeRuntime::Stop() { scheduler_->Stop(); }
+void ProbeRuntime::Stop() {
+  scheduler_->Stop();
+  if (responder_) responder_->Stop();
+}
+
+std::optional<std::string> ProbeRuntime::FabricBusy() {
+  const std::string& interface = fleet_.Self().interface;
+  if (settings_.skip_when_busy_fraction <= 0 || interface.empty()) return std::nullopt;
+  const std::string base = "class/net/" + interface + "/";
+  auto speed_mbps = ReadCounter(root_, base + "speed");
+  if (!speed_mbps || *speed_mbps == 0) return std::nullopt;  // Unknown speed (veth, virtio).
+  auto rx0 = ReadCounter(root_, base + "statistics/rx_bytes");
+  auto tx0 = ReadCounter(root_, base + "statistics/tx_bytes");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  auto rx1 = ReadCounter(root_, base + "statistics/rx_bytes");
+  auto tx1 = ReadCounter(root_, base + "statistics/tx_bytes");
+  if (!rx0 || !tx0 || !rx1 || !tx1) return std::nullopt;
+  const double line = static_cast<double>(*speed_mbps) * 125000;  // bytes per second
+  const double busiest = static_cast<double>(std::max(*rx1 - *rx0, *tx1 - *tx0));
+  if (busiest > settings_.skip_when_busy_fraction * line) return "fabric_busy";
+  return std::nullopt;
+}
 
 void ProbeRuntime::Persist() {
   if (settings_.state_file.empty()) return;

@@ -5,13 +5,20 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "exporter/core/collector.h"
 #include "exporter/core/config_node.h"
 #include "exporter/fleet.h"
 #include "exporter/probes/result_store.h"
 #include "exporter/probes/scheduler.h"
+#include "exporter/probes/tcp_ladder_probe.h"
+
+namespace fabric::probe {
+class Responder;
+}
 
 namespace fabric {
 
@@ -21,10 +28,24 @@ struct PathProbeSettings {
   double echo_timeout_seconds = 2;
 };
 
+struct ResponderSettings {
+  bool enabled = false;             // Default: on when the TCP probe is.
+  std::vector<std::string> listen;  // Default: this node's fabric address.
+  std::vector<std::string> allow;   // Default: the fleet's addresses.
+  uint32_t max_streams = 64;
+  double max_duration_seconds = 120;
+};
+
 struct ProbeSettings {
   std::string state_file;  // Empty: results are not persisted.
   double max_splay_seconds = 300;
+  // Probes are skipped while the fabric interface already carries more than
+  // this fraction of its line rate in either direction (real traffic would
+  // be disturbed and the numbers contaminated). 0 disables the check.
+  double skip_when_busy_fraction = 0.5;
   PathProbeSettings path;
+  TcpLadderSettings tcp;
+  ResponderSettings responder;
 };
 
 // Parses the `probes` section (defaults when absent). Throws ConfigError.
@@ -32,10 +53,11 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section);
 
 class ProbeRuntime {
  public:
-  ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings);
+  ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root);
   ~ProbeRuntime();
 
-  void Start();
+  // Starts the embedded responder (when enabled) and the scheduler.
+  Status Start();
   void Stop();
 
   // The `probes` collector for the scraper.
@@ -43,10 +65,15 @@ class ProbeRuntime {
 
  private:
   void Persist();
+  // "fabric_busy" when the fabric interface carries real traffic above the
+  // configured fraction of its speed, measured over one second.
+  std::optional<std::string> FabricBusy();
 
   Fleet fleet_;
   ProbeSettings settings_;
+  SysRoot root_;
   ResultStore store_;
+  std::unique_ptr<probe::Responder> responder_;
   RealClock clock_;
   std::unique_ptr<Scheduler> scheduler_;
 };

@@ -109,6 +109,7 @@ void Scheduler::RunOne(size_t index) {
   SteadyTime now = clock_.Now();
   std::string label = outcome == ProbeOutcome::kSuccess ? "success"
                       : outcome == ProbeOutcome::kBusy  ? "busy"
+                      : outcome == ProbeOutcome::kIdle  ? "idle"
                       : now >= token.deadline()         ? "timeout"
                                                         : "failure";
   {

@@ -58,7 +58,9 @@ class CancelToken {
   std::atomic<bool> cancelled_{false};
 };
 
-enum class ProbeOutcome { kSuccess, kFailure, kBusy };
+// kIdle: nothing to do this time (e.g. the probe plan gives this node no
+// peer to probe in this round).
+enum class ProbeOutcome { kSuccess, kFailure, kBusy, kIdle };
 
 struct ProbeTask {
   std::string probe;   // The rung (tcp_multi, storage_read, ...), a metric label.
@@ -76,7 +78,7 @@ struct ProbeTask {
 struct ProbeTaskStats {
   std::string probe;
   std::string target;
-  std::map<std::string, uint64_t> runs;   // By outcome: success, failure, busy, timeout.
+  std::map<std::string, uint64_t> runs;   // By outcome: success, failure, busy, timeout, idle.
   std::map<std::string, uint64_t> skips;  // By reason.
 };
 

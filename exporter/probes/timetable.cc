@@ -18,7 +18,8 @@ Timetable::Timetable(std::vector<ProbeTiming> timings, SteadyTime start, Seconds
     Seconds window = std::min(timing.interval, max_splay);
     std::uniform_real_distribution<double> splay(0, std::max(window.count(), 0.0));
     Entry entry{timing, {}, {}, 0};
-    entry.due = entry.regular_due = Add(start, Seconds(splay(rng_)));
+    double first = timing.first_due_seconds ? *timing.first_due_seconds : splay(rng_);
+    entry.due = entry.regular_due = Add(start, Seconds(first));
     entries_.push_back(entry);
   }
 }

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ struct ProbeTiming {
   double jitter_fraction = 0.1;
   Seconds busy_backoff_base{2};
   int max_busy_retries = 5;
+  // When set, the first run is due this many seconds after start instead of
+  // at a random splay (runs aligned to wall-clock plan rounds).
+  std::optional<double> first_due_seconds;
 };
 
 class Timetable {

@@ -167,7 +167,14 @@ class ConfigTest(unittest.TestCase):
 
     def test_example_config_is_valid_and_config_applies(self):
         example = os.path.join(os.path.dirname(FIXTURES), "..", "deploy", "examples", "fabric_exporter.yml")
-        r = run_exporter("--config.file=" + example, "--config.check")
+        with open(example) as f:
+            text = f.read()
+        # Every key as documented; only the secret file must exist (mode 0600).
+        secret = self.write("0123456789abcdef0123456789abcdef\n")
+        os.chmod(secret, 0o600)
+        text = text.replace("/etc/fabric-ladder/probe.secret", secret)
+        self.assertIn(secret, text)
+        r = run_exporter("--config.file=" + self.write(text), "--config.check")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("configuration OK", r.stdout)
         path = self.write("collectors:\n  tcp:\n    enabled: false\n")

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
+#include <sys/stat.h>
 
 #include "exporter/probes/probe_runtime.h"
+#include "tests/unit/test_dir.h"
 
 namespace fabric {
 namespace {
@@ -113,6 +115,35 @@ TEST(ProbeSettingsTest, ErrorsNameKey) {
               0u)
         << e.what();
   }
+}
+
+TEST(ProbeSettingsTest, TcpNeedsASecretAndARoundThatFitsItsRuns) {
+  testing::TestDir dir;
+  auto expect_error = [](const std::string& yaml, const std::string& part) {
+    try {
+      ParseProbeSettings(ConfigNode::LoadString(yaml, "p.yml").Child("probes"));
+      ADD_FAILURE() << "no error for " << yaml;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  expect_error("probes:\n  tcp: {round: 1m}\n",
+               "key probes.secret_file: the TCP probe and the responder need a shared secret");
+  expect_error("probes:\n  secret_file: /nonexistent\n  tcp: {round: 10s, duration: 10s}\n",
+               "key probes.tcp.round: a round must fit its runs");
+  expect_error("probes:\n  secret_file: /nonexistent\n  tcp: {round: 10m}\n",
+               "key probes.secret_file:");
+  auto secret = dir.Write("secret", "0123456789abcdef0123456789abcdef\n");
+  ::chmod(secret.c_str(), 0600);
+  auto settings = ParseProbeSettings(
+      ConfigNode::LoadString(
+          "probes:\n  secret_file: " + secret + "\n  tcp: {round: 5m, streams: 16}\n", "p.yml")
+          .Child("probes"));
+  EXPECT_TRUE(settings.tcp.enabled);
+  EXPECT_TRUE(settings.responder.enabled);  // On with the TCP probe.
+  EXPECT_EQ(settings.tcp.streams, 16u);
+  EXPECT_EQ(settings.tcp.round_seconds, 300);
+  EXPECT_FALSE(settings.tcp.secret.empty());
 }
 
 }  // namespace

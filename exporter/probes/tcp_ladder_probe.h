@@ -1,0 +1,37 @@
+// The scheduled TCP rungs of the ladder: one multi-stream run and, optionally,
+// one single-stream run against a peer's responder, both directions in one
+// session each, turned into ProbeRecords (probe=tcp_multi|tcp_single,
+// direction=send|receive) with the probe's self-check verdicts.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "exporter/fleet.h"
+#include "exporter/probes/result_store.h"
+#include "exporter/probes/scheduler.h"
+
+namespace fabric {
+
+struct TcpLadderSettings {
+  bool enabled = false;
+  double round_seconds = 600;  // One plan round: each node probes at most one peer.
+  double duration_seconds = 10;
+  double warmup_seconds = 2;
+  uint32_t streams = 8;
+  bool single_stream = true;
+  uint16_t port = 9878;
+  std::string secret;  // Loaded from probes.secret_file at start-up.
+};
+
+// The ProbeRecords every TCP rung to `peer` produces, for ResultStore::Expect.
+std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer);
+
+// Runs the TCP rungs against `peer` and records them. Returns the scheduler
+// outcome (busy when the peer's responder stayed busy).
+ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
+                          const FleetNode& peer, const std::string& procfs,
+                          const std::string& sysfs, ResultStore& store);
+
+}  // namespace fabric
