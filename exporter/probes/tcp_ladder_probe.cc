@@ -1,5 +1,6 @@
 #include "exporter/probes/tcp_ladder_probe.h"
 
+#include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
 #include "common/log.h"
 
@@ -10,26 +11,6 @@ using probe::ProbeErrorKind;
 
 double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-const char* ReasonLabel(ProbeErrorKind kind) {
-  switch (kind) {
-    case ProbeErrorKind::kRefused:
-      return "refused";
-    case ProbeErrorKind::kUnreachable:
-      return "unreachable";
-    case ProbeErrorKind::kTimeout:
-      return "timeout";
-    case ProbeErrorKind::kBusy:
-      return "busy";
-    case ProbeErrorKind::kAuth:
-      return "auth";
-    case ProbeErrorKind::kRejected:
-      return "rejected";
-    case ProbeErrorKind::kOther:
-      return "error";
-  }
-  return "error";
 }
 
 // Runs one rung (`streams` streams, both directions) and records it.
@@ -62,7 +43,7 @@ ProbeOutcome RunRung(const std::string& rung, uint32_t streams, const TcpLadderS
       record.key = {rung, peer.name, direction};
       record.timestamp_seconds = WallSeconds();
       record.duration_seconds = elapsed;
-      record.failure_reason = ReasonLabel(kind);
+      record.failure_reason = std::string(probe::ErrorKindName(kind));
       record.failure_detail = result.error().message;
       store.Record(std::move(record));
     }
