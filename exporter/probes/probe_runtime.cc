@@ -34,7 +34,7 @@ std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& rela
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
   section.ExpectMapWithKeys({"state_file", "max_splay", "skip_when_busy_fraction", "secret_file",
-                             "path", "tcp", "responder"});
+                             "path", "tcp", "responder", "storage"});
   settings.state_file = section.String("state_file").value_or("");
   settings.max_splay_seconds =
       section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
@@ -65,6 +65,24 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
     tcp.Fail("round", "a round must fit its runs: more than " + std::to_string(runs) +
                           " x (duration + warmup) + 2s");
   }
+
+  ConfigNode storage = section.Child("storage");
+  storage.ExpectMapWithKeys(
+      {"enabled", "directory", "interval", "duration", "warmup", "size", "reserve"});
+  StorageLadderSettings& st = settings.storage;
+  st.enabled = storage.Bool("enabled").value_or(storage.present());
+  st.directory = storage.String("directory").value_or("");
+  if (st.enabled && st.directory.empty()) {
+    storage.Fail("directory", "the storage probe needs the directory to measure");
+  }
+  st.interval_seconds =
+      storage.DurationSeconds("interval", 1, 7 * 86400).value_or(st.interval_seconds);
+  st.duration_seconds = storage.DurationSeconds("duration", 0.1, 600).value_or(st.duration_seconds);
+  st.warmup_seconds = storage.DurationSeconds("warmup", 0, 60).value_or(st.warmup_seconds);
+  st.size_bytes = static_cast<uint64_t>(
+      storage.Int("size", 1 << 20, int64_t{1} << 42).value_or(static_cast<int64_t>(st.size_bytes)));
+  st.reserve_bytes = static_cast<uint64_t>(
+      storage.Int("reserve", 0, int64_t{1} << 50).value_or(static_cast<int64_t>(st.reserve_bytes)));
 
   ConfigNode responder = section.Child("responder");
   responder.ExpectMapWithKeys({"enabled", "listen", "allow", "max_streams", "max_duration"});
@@ -150,6 +168,22 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       if (!planned || !planned->initiator) return ProbeOutcome::kIdle;
       ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, fleet_.nodes[planned->peer],
                                           root_.procfs(), root_.sysfs(), store_);
+      Persist();
+      return outcome;
+    };
+    tasks.push_back(std::move(task));
+  }
+  if (settings_.storage.enabled) {
+    for (const auto& key : StorageLadderKeys(settings_.storage)) store_.Expect(key);
+    ProbeTask task;
+    task.probe = "storage";
+    task.target = settings_.storage.directory;
+    task.timing.interval = Seconds(settings_.storage.interval_seconds);
+    task.timeout =
+        Seconds(4 * (settings_.storage.duration_seconds + settings_.storage.warmup_seconds) + 120);
+    task.run = [this](const CancelToken& token) {
+      ProbeOutcome outcome =
+          RunStorageLadder(settings_.storage, root_.procfs(), token.cancel_flag(), store_);
       Persist();
       return outcome;
     };

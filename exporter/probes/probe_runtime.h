@@ -14,6 +14,7 @@
 #include "exporter/fleet.h"
 #include "exporter/probes/result_store.h"
 #include "exporter/probes/scheduler.h"
+#include "exporter/probes/storage_ladder_probe.h"
 #include "exporter/probes/tcp_ladder_probe.h"
 
 namespace fabric::probe {
@@ -45,6 +46,7 @@ struct ProbeSettings {
   double skip_when_busy_fraction = 0.5;
   PathProbeSettings path;
   TcpLadderSettings tcp;
+  StorageLadderSettings storage;
   ResponderSettings responder;
 };
 

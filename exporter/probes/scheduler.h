@@ -49,6 +49,9 @@ class CancelToken {
   CancelToken(Clock& clock, SteadyTime deadline) : clock_(clock), deadline_(deadline) {}
   bool ShouldStop() const { return cancelled_.load() || clock_.Now() >= deadline_; }
   bool cancelled() const { return cancelled_.load(); }
+  // For probes that take a stop flag (they then stop on cancellation only;
+  // the deadline is theirs to respect through their own duration).
+  const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
   SteadyTime deadline() const { return deadline_; }
   void Cancel() { cancelled_ = true; }
 

@@ -187,6 +187,37 @@ class ConfigTest(unittest.TestCase):
         self.assertIn("unknown flag --web.listen-adress", r.stderr)
 
 
+class ScheduledStorageProbeTest(unittest.TestCase):
+    def test_storage_rungs_are_measured_and_leave_no_file(self):
+        import time
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as work:
+            config = os.path.join(work, "fabric_exporter.yml")
+            probe_dir = os.path.join(work, "probe")
+            os.mkdir(probe_dir)
+            with open(config, "w") as f:
+                f.write("fleet:\n  self: solo\n  nodes: [{name: solo, address: 127.0.0.1}]\n"
+                        "probes:\n  max_splay: 0s\n  path: {enabled: false}\n"
+                        f"  storage: {{directory: {probe_dir}, interval: 1h, duration: 300ms,\n"
+                        "             warmup: 100ms, size: 16777216, reserve: 0}\n"
+                        "collectors:\n  flows: {enabled: false}\n")
+            with Exporter("--config.file=" + config) as e:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    s = samples(e.metrics())
+                    write = s.get('fabric_probe_throughput_bytes_per_second{direction="",'
+                                  f'probe="storage_write",target="{probe_dir}"}}')
+                    if write:
+                        break
+                    time.sleep(0.3)
+                read = s.get('fabric_probe_throughput_bytes_per_second{direction="",'
+                             f'probe="storage_read",target="{probe_dir}"}}')
+                self.assertGreater(read or 0, 0, e.wait_for_log("storage"))
+                self.assertGreater(write or 0, 0)
+                self.assertIn(f'fabric_probe_verdict{{direction="",probe="storage_read",'
+                              f'target="{probe_dir}",verdict="latency_bound"}}', e.metrics())
+            self.assertEqual(os.listdir(probe_dir), [])
+
+
 class ProcessTest(unittest.TestCase):
     def test_help_is_complete(self):
         r = run_exporter("--help")

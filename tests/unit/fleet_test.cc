@@ -146,5 +146,23 @@ TEST(ProbeSettingsTest, TcpNeedsASecretAndARoundThatFitsItsRuns) {
   EXPECT_FALSE(settings.tcp.secret.empty());
 }
 
+TEST(ProbeSettingsTest, StorageNeedsADirectory) {
+  try {
+    ParseProbeSettings(
+        ConfigNode::LoadString("probes:\n  storage: {interval: 1h}\n", "p.yml").Child("probes"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("key probes.storage.directory: the storage probe needs"),
+              std::string::npos)
+        << e.what();
+  }
+  auto settings = ParseProbeSettings(
+      ConfigNode::LoadString("probes:\n  storage: {directory: /data, size: 2097152}\n", "p.yml")
+          .Child("probes"));
+  EXPECT_TRUE(settings.storage.enabled);
+  EXPECT_EQ(settings.storage.size_bytes, 2097152u);
+  EXPECT_FALSE(settings.tcp.enabled);
+}
+
 }  // namespace
 }  // namespace fabric
