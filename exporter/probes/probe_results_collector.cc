@@ -96,7 +96,8 @@ class ProbeResultsCollector : public Collector {
                    "Self-checks of the last run: 1 if raised. cpu_bound: the probe or host ran out "
                    "of CPU, so the number is a harness ceiling; contended: other traffic shared "
                    "the path; stream_limited: throughput is streams x the per-stream ceiling; "
-                   "latency_bound: throughput = in-flight / latency.",
+                   "latency_bound: throughput = in-flight / latency; congested (RDMA): CNPs or "
+                   "receive-buffer drops in the window.",
                    labels, raised ? 1 : 0);
       }
     }

@@ -8,6 +8,8 @@
 #include "active-probes/control/auth.h"
 #include "active-probes/control/cidr.h"
 #include "active-probes/control/conn.h"
+#include "active-probes/rdma/backend.h"
+#include "active-probes/rdma/rdma_session.h"
 #include "active-probes/responder/responder.h"
 #include "common/log.h"
 #include "common/strings.h"
@@ -34,7 +36,7 @@ std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& rela
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
   section.ExpectMapWithKeys({"state_file", "max_splay", "skip_when_busy_fraction", "secret_file",
-                             "path", "tcp", "responder", "storage"});
+                             "path", "tcp", "responder", "storage", "rdma"});
   settings.state_file = section.String("state_file").value_or("");
   settings.max_splay_seconds =
       section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
@@ -60,10 +62,28 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   t.streams = static_cast<uint32_t>(tcp.Int("streams", 1, 256).value_or(t.streams));
   t.single_stream = tcp.Bool("single_stream").value_or(t.single_stream);
   t.port = static_cast<uint16_t>(tcp.Int("port", 1, 65535).value_or(t.port));
-  const int runs = t.single_stream ? 2 : 1;
-  if (t.enabled && runs * (t.duration_seconds + t.warmup_seconds) + 2 > t.round_seconds) {
-    tcp.Fail("round", "a round must fit its runs: more than " + std::to_string(runs) +
-                          " x (duration + warmup) + 2s");
+
+  ConfigNode rdma = section.Child("rdma");
+  rdma.ExpectMapWithKeys(
+      {"enabled", "qps", "size", "tx_depth", "duration", "warmup", "device", "max_region"});
+  RdmaLadderSettings& rd = settings.rdma;
+  rd.enabled = rdma.Bool("enabled").value_or(rdma.present());
+  rd.qps = static_cast<uint32_t>(rdma.Int("qps", 1, 256).value_or(rd.qps));
+  rd.size = static_cast<uint32_t>(rdma.Int("size", 1, 1 << 30).value_or(rd.size));
+  rd.tx_depth = static_cast<uint32_t>(rdma.Int("tx_depth", 1, 8192).value_or(rd.tx_depth));
+  rd.duration_seconds = rdma.DurationSeconds("duration", 0.2, 600).value_or(rd.duration_seconds);
+  rd.warmup_seconds = rdma.DurationSeconds("warmup", 0, 60).value_or(rd.warmup_seconds);
+  rd.device = rdma.String("device").value_or("");
+  rd.max_region_bytes = static_cast<uint64_t>(
+      rdma.Int("max_region", 1 << 20, int64_t{1} << 40).value_or(int64_t{1} << 30));
+  if (rd.enabled && !t.enabled) {
+    rdma.Fail("enabled", "the RDMA rung runs in the TCP probe's plan rounds: configure probes.tcp");
+  }
+  // The plan round must fit every run it holds.
+  double round_work = (t.single_stream ? 2 : 1) * (t.duration_seconds + t.warmup_seconds);
+  if (rd.enabled) round_work += rd.duration_seconds + rd.warmup_seconds;
+  if (t.enabled && round_work + 2 > t.round_seconds) {
+    tcp.Fail("round", "a round must fit its runs (TCP rungs, and RDMA when enabled) plus 2s");
   }
 
   ConfigNode storage = section.Child("storage");
@@ -147,6 +167,9 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     for (const FleetNode& peer : fleet_.nodes) {
       if (peer.name == self.name) continue;
       for (const auto& key : TcpLadderKeys(settings_.tcp, peer.name)) store_.Expect(key);
+      if (settings_.rdma.enabled) {
+        for (const auto& key : RdmaLadderKeys(peer.name)) store_.Expect(key);
+      }
     }
     // One run per plan round, aligned to the wall clock so every node agrees
     // on the round number: the round's pairing decides the peer, if any.
@@ -166,8 +189,14 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       const uint64_t number = static_cast<uint64_t>(std::floor(WallSeconds() / round));
       auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
       if (!planned || !planned->initiator) return ProbeOutcome::kIdle;
-      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, fleet_.nodes[planned->peer],
-                                          root_.procfs(), root_.sysfs(), store_);
+      const FleetNode& peer = fleet_.nodes[planned->peer];
+      ProbeOutcome outcome =
+          RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(), store_);
+      if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy) {
+        ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
+                                          self, peer, root_.procfs(), root_.sysfs(), store_);
+        if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
+      }
       Persist();
       return outcome;
     };
@@ -233,6 +262,10 @@ Status ProbeRuntime::Start() {
         static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
     options.procfs = root_.procfs();
     options.sysfs = root_.sysfs();
+    if (settings_.rdma.enabled) {
+      probe::AddRdmaSessionKind(options, probe::DefaultRdmaBackend(),
+                                {settings_.rdma.device, settings_.rdma.max_region_bytes});
+    }
     responder_ = std::make_unique<probe::Responder>(std::move(options));
     if (Status started = responder_->Start(); !started.ok()) {
       return MakeError("probe responder: " + started.error().message);

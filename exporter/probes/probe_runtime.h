@@ -12,6 +12,7 @@
 #include "exporter/core/collector.h"
 #include "exporter/core/config_node.h"
 #include "exporter/fleet.h"
+#include "exporter/probes/rdma_ladder_probe.h"
 #include "exporter/probes/result_store.h"
 #include "exporter/probes/scheduler.h"
 #include "exporter/probes/storage_ladder_probe.h"
@@ -47,6 +48,7 @@ struct ProbeSettings {
   PathProbeSettings path;
   TcpLadderSettings tcp;
   StorageLadderSettings storage;
+  RdmaLadderSettings rdma;
   ResponderSettings responder;
 };
 

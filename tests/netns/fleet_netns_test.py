@@ -2,7 +2,8 @@
 """A three-node fabric in network namespaces joined by a bridge, each node
 running fabric_exporter with the same fleet config: the embedded responders
 and the coordinator-free probe plan give every node TCP results (both
-directions) for both of its peers, and a restarted exporter keeps them."""
+directions) for both of its peers, the RDMA rung reports why it has no number
+on a host without RDMA devices, and a restarted exporter keeps its results."""
 import os
 import sys
 import tempfile
@@ -29,6 +30,7 @@ probes:
   max_splay: 0s
   path: {{interval: 2s}}
   tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false}}
+  rdma: {{duration: 300ms, warmup: 0s, qps: 2}}
 collectors:
   flows: {{enabled: false}}
 """
@@ -98,6 +100,14 @@ class FleetTest(unittest.TestCase):
                                         'target="plan"}', 0), 0)
             self.assertIn('fabric_probe_verdict{direction="send",probe="tcp_multi",'
                           'target="node-2",verdict="cpu_bound"}', body)
+            # The RDMA rung runs in the same rounds; without an RDMA device it
+            # says so instead of reporting a number.
+            ib = "/sys/class/infiniband"
+            if not (os.path.isdir(ib) and os.listdir(ib)):
+                self.assertRegex(body, r'fabric_probe_failure_info\{direction="send",probe="rdma",'
+                                       r'reason="no_device",target="node-[23]"\} 1')
+                self.assertNotIn('fabric_probe_throughput_bytes_per_second{direction="send",'
+                                 'probe="rdma"', body)
             before = throughput(body, "node-2", "send")
         finally:
             for e in exporters.values():

@@ -164,5 +164,17 @@ TEST(ProbeSettingsTest, StorageNeedsADirectory) {
   EXPECT_FALSE(settings.tcp.enabled);
 }
 
+TEST(ProbeSettingsTest, RdmaRunsInTheTcpRounds) {
+  try {
+    ParseProbeSettings(
+        ConfigNode::LoadString("probes:\n  rdma: {qps: 8}\n", "p.yml").Child("probes"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("key probes.rdma.enabled: the RDMA rung runs in the TCP"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace fabric
