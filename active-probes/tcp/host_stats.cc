@@ -69,6 +69,9 @@ TcpInfoSample SampleTcpInfo(int fd) {
     s.rwnd_limited_us = info.tcpi_rwnd_limited;
     s.sndbuf_limited_us = info.tcpi_sndbuf_limited;
   }
+  if (has(offsetof(tcp_info, tcpi_snd_wnd) + sizeof(info.tcpi_snd_wnd))) {
+    s.snd_wnd = info.tcpi_snd_wnd;
+  }
   return s;
 }
 

@@ -29,6 +29,7 @@ struct TcpInfoSample {
   uint64_t sndbuf_limited_us = 0;
   uint64_t bytes_acked = 0;
   uint64_t bytes_received = 0;
+  uint32_t snd_wnd = 0;  // The peer's advertised receive window (Linux 5.4+); 0 when unknown.
 };
 TcpInfoSample SampleTcpInfo(int fd);
 

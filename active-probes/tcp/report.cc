@@ -60,6 +60,7 @@ std::string DirectionJson(const DirectionResult& d) {
          ",\"rtt_seconds\":" + Num(d.rtt_seconds) +
          ",\"cwnd_segments\":" + std::to_string(d.cwnd_segments) +
          ",\"receiver_window_limited_fraction\":" + Num(d.rwnd_limited_fraction) +
+         ",\"window_bound_ratio\":" + Num(d.window_bound_ratio) +
          ",\"send_buffer_limited_fraction\":" + Num(d.sndbuf_limited_fraction) +
          ",\"mss_bytes\":" + std::to_string(d.mss) +
          ",\"path_mtu_bytes\":" + std::to_string(d.path_mtu) +

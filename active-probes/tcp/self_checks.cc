@@ -64,6 +64,12 @@ void EvaluateSelfChecks(TcpProbeResult& r) {
       c.receiver_window_limited = true;
       c.notes.push_back("receiver_window_limited: " + d.direction + " senders waited on the " +
                         "receive window " + Pct(d.rwnd_limited_fraction) + " of busy time");
+    } else if (d.window_bound_ratio >= kWindowBoundRatio) {
+      // At microsecond RTTs the kernel's rwnd-limited timer catches only part
+      // of it; the arithmetic does not miss it: the rate is window / RTT.
+      c.receiver_window_limited = true;
+      c.notes.push_back("receiver_window_limited: " + d.direction + " streams ran at " +
+                        Pct(d.window_bound_ratio) + " of receive window / RTT");
     }
     if (d.sndbuf_limited_fraction >= kWindowLimitedFraction) {
       c.send_buffer_limited = true;

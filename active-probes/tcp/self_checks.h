@@ -8,6 +8,9 @@ namespace fabric::probe {
 
 inline constexpr double kCpuBoundFraction = 0.90;
 inline constexpr double kWindowLimitedFraction = 0.50;
+// A stream at this fraction of (peer's receive window / RTT) or more is held
+// by the window.
+inline constexpr double kWindowBoundRatio = 0.70;
 // NIC bytes beyond what the probe's own segments (with headers and ACKs)
 // explain, as a fraction of the probe's bytes, before `contended` is set.
 inline constexpr double kContendedExcess = 0.10;

@@ -87,6 +87,11 @@ DirectionResult Combine(const std::string& name, const SideReport& receiver,
     rwnd += tx.rwnd_limited_us;
     sndbuf += tx.sndbuf_limited_us;
     rtt_sum += tx.rtt_us;
+    if (tx.snd_wnd > 0 && tx.rtt_us > 0) {
+      double window_rate =
+          static_cast<double>(tx.snd_wnd) / (static_cast<double>(tx.rtt_us) * 1e-6);
+      d.window_bound_ratio = std::max(d.window_bound_ratio, rate / window_rate);
+    }
     d.cwnd_segments += tx.cwnd;
     d.mss = std::max(d.mss, tx.mss);
     d.path_mtu = std::max(d.path_mtu, tx.pmtu);

@@ -70,6 +70,11 @@ struct DirectionResult {
   double rtt_seconds = 0;      // mean of the streams' smoothed RTT at the window end
   uint64_t cwnd_segments = 0;  // sum over streams
   double rwnd_limited_fraction = 0;
+  // Throughput over what the peer's receive window allows (window / RTT),
+  // the slowest-explained stream's: near 1 means the window, not the path,
+  // set the rate (the bandwidth-delay arithmetic of shape 1). 0 when the
+  // kernel does not report the window.
+  double window_bound_ratio = 0;
   double sndbuf_limited_fraction = 0;
   uint64_t mss = 0;
   uint64_t path_mtu = 0;

@@ -85,6 +85,7 @@ SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector
       w.sndbuf_limited_us =
           y.tcp.sndbuf_limited_us - std::min(x.tcp.sndbuf_limited_us, y.tcp.sndbuf_limited_us);
       w.rtt_us = y.tcp.rtt_us;
+      w.snd_wnd = y.tcp.snd_wnd;
       w.cwnd = y.tcp.snd_cwnd;
       w.mss = y.tcp.snd_mss;
       w.pmtu = y.tcp.pmtu;
@@ -130,6 +131,7 @@ Message SideReportToMessage(const SideReport& r) {
   m.Set("rwnd_us", JoinStreams(s, [](auto& w) { return std::to_string(w.rwnd_limited_us); }));
   m.Set("sndbuf_us", JoinStreams(s, [](auto& w) { return std::to_string(w.sndbuf_limited_us); }));
   m.Set("rtt_us", JoinStreams(s, [](auto& w) { return std::to_string(w.rtt_us); }));
+  m.Set("snd_wnd", JoinStreams(s, [](auto& w) { return std::to_string(w.snd_wnd); }));
   m.Set("cwnd", JoinStreams(s, [](auto& w) { return std::to_string(w.cwnd); }));
   m.Set("mss", JoinStreams(s, [](auto& w) { return std::to_string(w.mss); }));
   m.Set("pmtu", JoinStreams(s, [](auto& w) { return std::to_string(w.pmtu); }));
@@ -171,9 +173,9 @@ Result<SideReport> SideReportFromMessage(const Message& m) {
   for (U u : {U{"bytes", &StreamWindow::bytes}, U{"retrans", &StreamWindow::retrans},
               U{"busy_us", &StreamWindow::busy_us}, U{"rwnd_us", &StreamWindow::rwnd_limited_us},
               U{"sndbuf_us", &StreamWindow::sndbuf_limited_us}, U{"rtt_us", &StreamWindow::rtt_us},
-              U{"cwnd", &StreamWindow::cwnd}, U{"mss", &StreamWindow::mss},
-              U{"pmtu", &StreamWindow::pmtu}, U{"zc", &StreamWindow::zc_sends},
-              U{"zc_copied", &StreamWindow::zc_copied}}) {
+              U{"snd_wnd", &StreamWindow::snd_wnd}, U{"cwnd", &StreamWindow::cwnd},
+              U{"mss", &StreamWindow::mss}, U{"pmtu", &StreamWindow::pmtu},
+              U{"zc", &StreamWindow::zc_sends}, U{"zc_copied", &StreamWindow::zc_copied}}) {
     auto list = SplitList(m, u.key, *n);
     if (!list.ok()) return Unexpected{list.error()};
     for (size_t i = 0; i < *n; ++i) {

@@ -36,6 +36,7 @@ struct StreamWindow {
   uint64_t rwnd_limited_us = 0;
   uint64_t sndbuf_limited_us = 0;
   uint64_t rtt_us = 0;
+  uint64_t snd_wnd = 0;  // The peer's receive window at the window's end, bytes.
   uint64_t cwnd = 0;
   uint64_t mss = 0;
   uint64_t pmtu = 0;

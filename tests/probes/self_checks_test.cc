@@ -62,6 +62,23 @@ TEST(SelfChecksTest, ReceiverWindow) {
   EXPECT_FALSE(r.checks.receiver_window_limited);
 }
 
+TEST(SelfChecksTest, ReceiverWindowByArithmetic) {
+  // Shape 1 at 0.4 ms RTT: a 208 KB window allows 208e3 / 0.4e-3 = 520 MB/s
+  // (4.2 Gbit/s); a stream at 3.9 Gbit/s is 94% of that, even when the
+  // kernel's rwnd-limited timer saw only 30%.
+  auto r = Even(1, 3.9);
+  r.directions[0].rwnd_limited_fraction = 0.3;
+  r.directions[0].window_bound_ratio = 3.9 * kGbit / (208e3 / 0.4e-3);
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.receiver_window_limited);
+  // A 32 MB window at the same RTT allows 80 GB/s: 3.9 Gbit/s is not window-bound.
+  r = Even(1, 3.9);
+  r.directions[0].rwnd_limited_fraction = 0.3;
+  r.directions[0].window_bound_ratio = 3.9 * kGbit / (32e6 / 0.4e-3);
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.receiver_window_limited);
+}
+
 TEST(SelfChecksTest, HostCpu) {
   auto r = Even(2, 5);
   r.remote_cpu.host_max_cpu_busy = 0.92;

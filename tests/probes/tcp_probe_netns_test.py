@@ -195,25 +195,19 @@ class TcpProbeNetnsTest(unittest.TestCase):
         self.assertGreater(sweep["per_stream_ceiling_bytes_per_second"], 0)
 
     def test_tiny_responder_receive_buffer_is_window_limited(self):
-        # With a 4 KiB receive buffer and a ~30 us veth RTT the sender is held
-        # by the peer's window for a large, but timing-dependent, share of its
-        # busy time (0.3-0.9 seen), so the verdict (at >= 50%) is asked of the
-        # best of three runs; every run must show the window as a limiter.
-        fractions, verdicts = [], []
-        for _ in range(3):
-            with Responder(SERVER_NS, "--listen", SERVER_IP + ":9879", "--allow",
-                           CLIENT_IP + "/32", "--secret-file", self.secrets.good, "--rcvbuf", "4K"):
-                rc, doc, err = run_probe(CLIENT_NS, "--peer", SERVER_IP + ":9879", "--secret-file",
-                                         self.secrets.good, "--streams", "1", "--duration", "2s",
-                                         "--warmup", "0.5s")
-            self.assertEqual(rc, 0, err)
-            fractions.append(doc["directions"][0]["receiver_window_limited_fraction"])
-            verdicts.append(doc["self_checks"]["receiver_window_limited"])
-            if verdicts[-1]:
-                break
-        self.assertTrue(all(f > 0.2 for f in fractions), fractions)
-        self.assertTrue(any(verdicts), fractions)
-        self.assertTrue(all(v == (f >= 0.5) for v, f in zip(verdicts, fractions)), (verdicts, fractions))
+        with Responder(SERVER_NS, "--listen", SERVER_IP + ":9879", "--allow", CLIENT_IP + "/32",
+                       "--secret-file", self.secrets.good, "--rcvbuf", "4K"):
+            rc, doc, err = run_probe(CLIENT_NS, "--peer", SERVER_IP + ":9879", "--secret-file",
+                                     self.secrets.good, "--streams", "1", "--duration", "2s",
+                                     "--warmup", "0.5s")
+        self.assertEqual(rc, 0, err)
+        d = doc["directions"][0]
+        self.assertTrue(doc["self_checks"]["receiver_window_limited"], (doc["self_checks"], d))
+        # Either the kernel's rwnd-limited timer or the window / RTT arithmetic
+        # must show the window holding the stream (at a ~30 us veth RTT the
+        # timer alone catches only 0.3-0.9 of it).
+        self.assertTrue(d["receiver_window_limited_fraction"] >= 0.5 or
+                        d["window_bound_ratio"] >= 0.7, d)
 
 if __name__ == "__main__":
     why = netns.can_run()
