@@ -6,6 +6,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/json.h"
+
 namespace fabric::log {
 namespace {
 
@@ -25,35 +27,6 @@ const char* LevelName(Level level) {
       return "error";
   }
   return "info";
-}
-
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
 }
 
 void AppendLogfmtValue(std::string& out, std::string_view s) {

@@ -4,35 +4,11 @@
 
 #include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
+#include "common/json.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
 namespace {
-
-std::string Num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
-std::string Str(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string Bool(bool b) { return b ? "true" : "false"; }
 
 // Absent counters are null, never 0.
 std::string Opt(const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : "null"; }
@@ -44,9 +20,9 @@ std::string CountersJson(const PortCounterDelta& c) {
 }
 
 std::string CpuJson(const RdmaSideCpu& c) {
-  return "{\"user_seconds\":" + Num(c.user_seconds) +
-         ",\"system_seconds\":" + Num(c.system_seconds) +
-         ",\"poll_thread_core_fraction\":" + Num(c.poll_thread_core_fraction) + "}";
+  return "{\"user_seconds\":" + JsonNumber(c.user_seconds) +
+         ",\"system_seconds\":" + JsonNumber(c.system_seconds) +
+         ",\"poll_thread_core_fraction\":" + JsonNumber(c.poll_thread_core_fraction) + "}";
 }
 
 std::string Gbps(double bytes_per_second) {
@@ -71,25 +47,26 @@ std::string RdmaResultToJson(const RdmaProbeResult& r) {
     per += (i ? "," : "") + std::string("{\"qp\":") + std::to_string(i) +
            ",\"bytes\":" + std::to_string(r.per_qp[i].bytes) +
            ",\"messages\":" + std::to_string(r.per_qp[i].messages) +
-           ",\"bytes_per_second\":" + Num(r.per_qp[i].bytes_per_second) + "}";
+           ",\"bytes_per_second\":" + JsonNumber(r.per_qp[i].bytes_per_second) + "}";
   }
-  for (size_t i = 0; i < r.notes.size(); ++i) notes += (i ? "," : "") + Str(r.notes[i]);
-  return "{\"probe\":\"rdma_write\",\"peer\":" + Str(r.peer) + ",\"qps\":" + std::to_string(r.qps) +
-         ",\"size_bytes\":" + std::to_string(r.size) +
+  for (size_t i = 0; i < r.notes.size(); ++i) notes += (i ? "," : "") + JsonString(r.notes[i]);
+  return "{\"probe\":\"rdma_write\",\"peer\":" + JsonString(r.peer) +
+         ",\"qps\":" + std::to_string(r.qps) + ",\"size_bytes\":" + std::to_string(r.size) +
          ",\"tx_depth\":" + std::to_string(r.tx_depth) +
-         ",\"duration_seconds\":" + Num(r.duration_seconds) +
-         ",\"warmup_seconds\":" + Num(r.warmup_seconds) +
-         ",\"window_seconds\":" + Num(r.window_seconds) + ",\"bytes\":" + std::to_string(r.bytes) +
-         ",\"bytes_per_second\":" + Num(r.bytes_per_second) +
+         ",\"duration_seconds\":" + JsonNumber(r.duration_seconds) +
+         ",\"warmup_seconds\":" + JsonNumber(r.warmup_seconds) +
+         ",\"window_seconds\":" + JsonNumber(r.window_seconds) +
+         ",\"bytes\":" + std::to_string(r.bytes) +
+         ",\"bytes_per_second\":" + JsonNumber(r.bytes_per_second) +
          ",\"messages\":" + std::to_string(r.messages) +
-         ",\"messages_per_second\":" + Num(r.messages_per_second) +
-         ",\"per_qp_bytes_per_second\":{\"min\":" + Num(r.qp_min_bytes_per_second) +
-         ",\"max\":" + Num(r.qp_max_bytes_per_second) + ",\"each\":[" + per +
-         "]},\"port\":{\"device\":" + Str(r.device) + ",\"port\":" + std::to_string(r.port) +
-         ",\"interface\":" + Str(r.netdev) + ",\"link_layer\":" + Str(r.link_layer) +
-         ",\"link_bits_per_second\":" + Num(r.link_bits_per_second) +
+         ",\"messages_per_second\":" + JsonNumber(r.messages_per_second) +
+         ",\"per_qp_bytes_per_second\":{\"min\":" + JsonNumber(r.qp_min_bytes_per_second) +
+         ",\"max\":" + JsonNumber(r.qp_max_bytes_per_second) + ",\"each\":[" + per +
+         "]},\"port\":{\"device\":" + JsonString(r.device) + ",\"port\":" + std::to_string(r.port) +
+         ",\"interface\":" + JsonString(r.netdev) + ",\"link_layer\":" + JsonString(r.link_layer) +
+         ",\"link_bits_per_second\":" + JsonNumber(r.link_bits_per_second) +
          ",\"active_mtu_bytes\":" + std::to_string(r.local_active_mtu) +
-         ",\"responder_device\":" + Str(r.remote_device) +
+         ",\"responder_device\":" + JsonString(r.remote_device) +
          ",\"responder_port\":" + std::to_string(r.remote_port) +
          ",\"responder_active_mtu_bytes\":" + std::to_string(r.remote_active_mtu) +
          ",\"path_mtu_bytes\":" + std::to_string(r.mtu) +
@@ -99,10 +76,11 @@ std::string RdmaResultToJson(const RdmaProbeResult& r) {
          ",\"local_after\":" + CountersJson(r.local_counters_after) +
          "},\"cpu\":{\"local\":" + CpuJson(r.local_cpu) +
          ",\"responder\":" + CpuJson(r.remote_cpu) +
-         "},\"self_checks\":{\"cpu_bound\":" + Bool(r.cpu_bound) +
-         ",\"contended\":" + Bool(r.contended) + ",\"qp_limited\":" + Bool(r.qp_limited) +
-         ",\"congested\":" + Bool(r.congested) +
-         ",\"counters_consistent\":" + Bool(r.counters_consistent) + ",\"notes\":[" + notes + "]}}";
+         "},\"self_checks\":{\"cpu_bound\":" + JsonBool(r.cpu_bound) +
+         ",\"contended\":" + JsonBool(r.contended) + ",\"qp_limited\":" + JsonBool(r.qp_limited) +
+         ",\"congested\":" + JsonBool(r.congested) +
+         ",\"counters_consistent\":" + JsonBool(r.counters_consistent) + ",\"notes\":[" + notes +
+         "]}}";
 }
 
 std::string RdmaResultToTable(const RdmaProbeResult& r) {
@@ -149,8 +127,8 @@ std::string RdmaErrorKind(const Error& e) {
 }
 
 std::string RdmaErrorToJson(const Error& e) {
-  return "{\"error\":{\"kind\":" + Str(RdmaErrorKind(e)) + ",\"message\":" + Str(e.message) +
-         "}}\n";
+  return "{\"error\":{\"kind\":" + JsonString(RdmaErrorKind(e)) +
+         ",\"message\":" + JsonString(e.message) + "}}\n";
 }
 
 int RdmaExitCode(const Error& e) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/json.h"
 #include "common/strings.h"
 
 namespace fabric::storage {
@@ -13,38 +14,6 @@ std::string Printf(const char* fmt, auto... args) {
   char buf[512];
   std::snprintf(buf, sizeof(buf), fmt, args...);
   return buf;
-}
-
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += Printf("\\u%04x", static_cast<unsigned>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  return Printf("%.9g", v);
 }
 
 std::string Ms(double seconds) { return Printf("%.3f ms", seconds * 1e3); }

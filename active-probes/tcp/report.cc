@@ -2,33 +2,10 @@
 
 #include <cstdio>
 
+#include "common/json.h"
+
 namespace fabric::probe {
 namespace {
-
-std::string Num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
-std::string Str(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string Bool(bool b) { return b ? "true" : "false"; }
 
 std::string Gbps(double bytes_per_second) {
   char buf[32];
@@ -37,37 +14,39 @@ std::string Gbps(double bytes_per_second) {
 }
 
 std::string CpuJson(const SideCpu& c) {
-  return "{\"user_seconds\":" + Num(c.user_seconds) +
-         ",\"system_seconds\":" + Num(c.system_seconds) +
-         ",\"max_stream_thread_core_fraction\":" + Num(c.max_thread_cpu) +
-         ",\"host_busy_fraction\":" + Num(c.host_busy) +
-         ",\"host_max_cpu_busy_fraction\":" + Num(c.host_max_cpu_busy) +
+  return "{\"user_seconds\":" + JsonNumber(c.user_seconds) +
+         ",\"system_seconds\":" + JsonNumber(c.system_seconds) +
+         ",\"max_stream_thread_core_fraction\":" + JsonNumber(c.max_thread_cpu) +
+         ",\"host_busy_fraction\":" + JsonNumber(c.host_busy) +
+         ",\"host_max_cpu_busy_fraction\":" + JsonNumber(c.host_max_cpu_busy) +
          ",\"host_max_cpu\":" + std::to_string(c.host_max_cpu) +
-         ",\"host_softirq_seconds\":" + Num(c.softirq_seconds) + "}";
+         ",\"host_softirq_seconds\":" + JsonNumber(c.softirq_seconds) + "}";
 }
 
 std::string DirectionJson(const DirectionResult& d) {
   std::string per;
   for (size_t i = 0; i < d.stream_bytes_per_second.size(); ++i) {
-    per += (i ? "," : "") + Num(d.stream_bytes_per_second[i]);
+    per += (i ? "," : "") + JsonNumber(d.stream_bytes_per_second[i]);
   }
-  return "{\"direction\":" + Str(d.direction) + ",\"streams\":" + std::to_string(d.streams) +
-         ",\"bytes\":" + std::to_string(d.bytes) + ",\"window_seconds\":" + Num(d.window_seconds) +
-         ",\"bytes_per_second\":" + Num(d.bytes_per_second) +
-         ",\"per_stream_bytes_per_second\":{\"min\":" + Num(d.per_stream.min) +
-         ",\"median\":" + Num(d.per_stream.median) + ",\"max\":" + Num(d.per_stream.max) +
-         ",\"each\":[" + per + "]},\"retransmits\":" + std::to_string(d.retransmits) +
-         ",\"rtt_seconds\":" + Num(d.rtt_seconds) +
+  return "{\"direction\":" + JsonString(d.direction) + ",\"streams\":" + std::to_string(d.streams) +
+         ",\"bytes\":" + std::to_string(d.bytes) +
+         ",\"window_seconds\":" + JsonNumber(d.window_seconds) +
+         ",\"bytes_per_second\":" + JsonNumber(d.bytes_per_second) +
+         ",\"per_stream_bytes_per_second\":{\"min\":" + JsonNumber(d.per_stream.min) +
+         ",\"median\":" + JsonNumber(d.per_stream.median) +
+         ",\"max\":" + JsonNumber(d.per_stream.max) + ",\"each\":[" + per +
+         "]},\"retransmits\":" + std::to_string(d.retransmits) +
+         ",\"rtt_seconds\":" + JsonNumber(d.rtt_seconds) +
          ",\"cwnd_segments\":" + std::to_string(d.cwnd_segments) +
-         ",\"receiver_window_limited_fraction\":" + Num(d.rwnd_limited_fraction) +
-         ",\"window_bound_ratio\":" + Num(d.window_bound_ratio) +
-         ",\"send_buffer_limited_fraction\":" + Num(d.sndbuf_limited_fraction) +
+         ",\"receiver_window_limited_fraction\":" + JsonNumber(d.rwnd_limited_fraction) +
+         ",\"window_bound_ratio\":" + JsonNumber(d.window_bound_ratio) +
+         ",\"send_buffer_limited_fraction\":" + JsonNumber(d.sndbuf_limited_fraction) +
          ",\"mss_bytes\":" + std::to_string(d.mss) +
          ",\"path_mtu_bytes\":" + std::to_string(d.path_mtu) +
          ",\"zerocopy_sends\":" + std::to_string(d.zerocopy_sends) +
          ",\"zerocopy_copied_sends\":" + std::to_string(d.zerocopy_copied) +
-         ",\"max_sender_thread_core_fraction\":" + Num(d.max_sender_thread_cpu) +
-         ",\"max_receiver_thread_core_fraction\":" + Num(d.max_receiver_thread_cpu) + "}";
+         ",\"max_sender_thread_core_fraction\":" + JsonNumber(d.max_sender_thread_cpu) +
+         ",\"max_receiver_thread_core_fraction\":" + JsonNumber(d.max_receiver_thread_cpu) + "}";
 }
 
 void Line(std::string& out, const char* fmt, auto... args) {
@@ -99,8 +78,8 @@ std::string_view ErrorKindName(ProbeErrorKind k) {
 }
 
 std::string ErrorToJson(const Error& e) {
-  return "{\"error\":{\"kind\":" + Str(ErrorKindName(ErrorKindOf(e))) +
-         ",\"message\":" + Str(e.message) + "}}\n";
+  return "{\"error\":{\"kind\":" + JsonString(ErrorKindName(ErrorKindOf(e))) +
+         ",\"message\":" + JsonString(e.message) + "}}\n";
 }
 
 std::string ResultToJson(const TcpProbeResult& r) {
@@ -109,23 +88,28 @@ std::string ResultToJson(const TcpProbeResult& r) {
     dirs += (i ? "," : "") + DirectionJson(r.directions[i]);
   }
   for (size_t i = 0; i < r.checks.notes.size(); ++i) {
-    notes += (i ? "," : "") + Str(r.checks.notes[i]);
+    notes += (i ? "," : "") + JsonString(r.checks.notes[i]);
   }
   const SelfChecks& c = r.checks;
-  return "{\"peer\":" + Str(r.peer) + ",\"streams\":" + std::to_string(r.streams) +
-         ",\"direction\":" + Str(r.direction) + ",\"mode\":" + Str(r.mode) +
-         ",\"duration_seconds\":" + Num(r.duration_seconds) +
-         ",\"warmup_seconds\":" + Num(r.warmup_seconds) + ",\"bytes\":" + std::to_string(r.bytes) +
-         ",\"bytes_per_second\":" + Num(r.bytes_per_second) + ",\"directions\":[" + dirs +
+  return "{\"peer\":" + JsonString(r.peer) + ",\"streams\":" + std::to_string(r.streams) +
+         ",\"direction\":" + JsonString(r.direction) + ",\"mode\":" + JsonString(r.mode) +
+         ",\"duration_seconds\":" + JsonNumber(r.duration_seconds) +
+         ",\"warmup_seconds\":" + JsonNumber(r.warmup_seconds) +
+         ",\"bytes\":" + std::to_string(r.bytes) +
+         ",\"bytes_per_second\":" + JsonNumber(r.bytes_per_second) + ",\"directions\":[" + dirs +
          "],\"cpu\":{\"local\":" + CpuJson(r.local_cpu) +
-         ",\"responder\":" + CpuJson(r.remote_cpu) + "},\"nic\":{\"interface\":" + Str(r.iface) +
-         ",\"link_bits_per_second\":" + Num(r.link_bits_per_second) +
-         ",\"counters_valid\":" + Bool(r.nic_valid) + ",\"bytes\":" + std::to_string(r.nic_bytes) +
+         ",\"responder\":" + CpuJson(r.remote_cpu) +
+         "},\"nic\":{\"interface\":" + JsonString(r.iface) +
+         ",\"link_bits_per_second\":" + JsonNumber(r.link_bits_per_second) +
+         ",\"counters_valid\":" + JsonBool(r.nic_valid) +
+         ",\"bytes\":" + std::to_string(r.nic_bytes) +
          ",\"probe_explained_bytes\":" + std::to_string(r.expected_nic_bytes) +
-         "},\"self_checks\":{\"cpu_bound\":" + Bool(c.cpu_bound) +
-         ",\"contended\":" + Bool(c.contended) + ",\"stream_limited\":" + Bool(c.stream_limited) +
-         ",\"receiver_window_limited\":" + Bool(c.receiver_window_limited) +
-         ",\"send_buffer_limited\":" + Bool(c.send_buffer_limited) + ",\"notes\":[" + notes + "]}}";
+         "},\"self_checks\":{\"cpu_bound\":" + JsonBool(c.cpu_bound) +
+         ",\"contended\":" + JsonBool(c.contended) +
+         ",\"stream_limited\":" + JsonBool(c.stream_limited) +
+         ",\"receiver_window_limited\":" + JsonBool(c.receiver_window_limited) +
+         ",\"send_buffer_limited\":" + JsonBool(c.send_buffer_limited) + ",\"notes\":[" + notes +
+         "]}}";
 }
 
 std::string SweepToJson(const SweepResult& s) {
@@ -133,9 +117,10 @@ std::string SweepToJson(const SweepResult& s) {
   for (size_t i = 0; i < s.runs.size(); ++i) runs += (i ? "," : "") + ResultToJson(s.runs[i]);
   return "{\"sweep\":{\"saturating_streams\":" +
          (s.saturating_streams ? std::to_string(*s.saturating_streams) : "null") +
-         ",\"per_stream_ceiling_bytes_per_second\":" + Num(s.per_stream_ceiling_bytes_per_second) +
-         ",\"best_bytes_per_second\":" + Num(s.best_bytes_per_second) +
-         ",\"stream_limited\":" + Bool(s.stream_limited) + ",\"note\":" + Str(s.note) +
+         ",\"per_stream_ceiling_bytes_per_second\":" +
+         JsonNumber(s.per_stream_ceiling_bytes_per_second) +
+         ",\"best_bytes_per_second\":" + JsonNumber(s.best_bytes_per_second) +
+         ",\"stream_limited\":" + JsonBool(s.stream_limited) + ",\"note\":" + JsonString(s.note) +
          ",\"runs\":[" + runs + "]}}\n";
 }
 
