@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "active-probes/control/auth.h"
+#include "active-probes/responder/responder.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
@@ -81,6 +83,16 @@ Result<std::vector<uint32_t>> ParseCountList(std::string_view flag, std::string_
     start = comma + 1;
   }
   return out;
+}
+
+Result<PeerFlags> ParsePeerFlags(const FlagSet& flags) {
+  if (flags.GetString("peer").empty()) return MakeError("--peer is required");
+  auto peer = ParseHostPort(flags.GetString("peer"), kDefaultResponderPort);
+  if (!peer.ok()) return MakeError("--peer: " + peer.error().message);
+  if (flags.GetString("secret-file").empty()) return MakeError("--secret-file is required");
+  auto secret = LoadSecretFile(flags.GetString("secret-file"));
+  if (!secret.ok()) return Unexpected{secret.error()};
+  return PeerFlags{*peer, *secret};
 }
 
 }  // namespace fabric::probe

@@ -4,12 +4,23 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "active-probes/control/conn.h"
+#include "common/flags.h"
 #include "common/result.h"
 
 namespace fabric::probe {
+
+// The responder to talk to and the shared secret, from the --peer and
+// --secret-file flags every requesting command takes; errors name the flag.
+struct PeerFlags {
+  HostPort peer;
+  std::string secret;
+};
+Result<PeerFlags> ParsePeerFlags(const FlagSet& flags);
 
 Result<std::chrono::milliseconds> ParseDurationFlag(std::string_view flag, std::string_view v);
 Result<uint64_t> ParseBytesFlag(std::string_view flag, std::string_view v);

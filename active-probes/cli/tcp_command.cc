@@ -87,14 +87,10 @@ int RunTcpCommand(int argc, char** argv) {
   TcpProbeOptions o;
   o.procfs = std::string(SysRoot::kDefaultProcfs);
   o.sysfs = std::string(SysRoot::kDefaultSysfs);
-  if (flags.GetString("peer").empty()) return fail("--peer is required");
-  auto peer = ParseHostPort(flags.GetString("peer"), kDefaultResponderPort);
-  if (!peer.ok()) return fail("--peer: " + peer.error().message);
-  o.peer = *peer;
-  if (flags.GetString("secret-file").empty()) return fail("--secret-file is required");
-  auto secret = LoadSecretFile(flags.GetString("secret-file"));
-  if (!secret.ok()) return fail(secret.error().message);
-  o.secret = *secret;
+  auto peer_flags = ParsePeerFlags(flags);
+  if (!peer_flags.ok()) return fail(peer_flags.error().message);
+  o.peer = peer_flags->peer;
+  o.secret = peer_flags->secret;
   auto streams = ParseCountFlag("streams", flags.GetString("streams"), 1, 4096);
   auto duration = ParseDurationFlag("duration", flags.GetString("duration"));
   auto warmup = ParseDurationFlag("warmup", flags.GetString("warmup"));
