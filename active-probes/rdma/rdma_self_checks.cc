@@ -1,23 +1,8 @@
 #include "active-probes/rdma/rdma_self_checks.h"
 
-#include <cstdio>
+#include "active-probes/tcp/self_checks.h"
 
 namespace fabric::probe {
-namespace {
-
-std::string Pct(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.0f%%", f * 100);
-  return buf;
-}
-
-std::string Gbps(double bytes_per_second) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f Gbit/s", bytes_per_second * 8 / 1e9);
-  return buf;
-}
-
-}  // namespace
 
 void EvaluateRdmaSelfChecks(RdmaProbeResult& r, double mean_outstanding_fraction) {
   // The poster keeps tx_depth WRITEs in flight; when it cannot (one core
@@ -25,7 +10,8 @@ void EvaluateRdmaSelfChecks(RdmaProbeResult& r, double mean_outstanding_fraction
   // limit. Busy polling always shows ~100% of a core, so that is not evidence.
   if (r.messages > 0 && mean_outstanding_fraction < kRdmaStarvedQueueFraction) {
     r.cpu_bound = true;
-    r.notes.push_back("cpu_bound: send queues were on average " + Pct(mean_outstanding_fraction) +
+    r.notes.push_back("cpu_bound: send queues were on average " +
+                      PercentText(mean_outstanding_fraction) +
                       " full; the posting thread could not keep " + std::to_string(r.tx_depth) +
                       " writes in flight per QP");
   }
@@ -69,11 +55,12 @@ void EvaluateRdmaSelfChecks(RdmaProbeResult& r, double mean_outstanding_fraction
     bool uneven = r.qp_max_bytes_per_second > 0 &&
                   r.qp_min_bytes_per_second < 0.8 * r.qp_max_bytes_per_second;
     r.qp_limited = true;
-    r.notes.push_back("qp_limited: " + Gbps(r.bytes_per_second) + " is under " +
-                      Pct(kRdmaBelowLineFraction) + " of the " + Gbps(r.link_bits_per_second / 8) +
+    r.notes.push_back("qp_limited: " + GbpsText(r.bytes_per_second) + " is under " +
+                      PercentText(kRdmaBelowLineFraction) + " of the " +
+                      GbpsText(r.link_bits_per_second / 8) +
                       " port with full send queues and no congestion signal; " +
-                      (uneven ? "QPs were uneven (" + Gbps(r.qp_min_bytes_per_second) + " to " +
-                                    Gbps(r.qp_max_bytes_per_second) + "); "
+                      (uneven ? "QPs were uneven (" + GbpsText(r.qp_min_bytes_per_second) + " to " +
+                                    GbpsText(r.qp_max_bytes_per_second) + "); "
                               : "") +
                       "try more --qps or a larger --size");
   }

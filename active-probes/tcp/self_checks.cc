@@ -4,21 +4,17 @@
 #include <cstdio>
 
 namespace fabric::probe {
-namespace {
-
-std::string Pct(double f) {
+std::string PercentText(double f) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.0f%%", f * 100);
   return buf;
 }
 
-std::string Gbps(double bytes_per_second) {
+std::string GbpsText(double bytes_per_second) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.2f Gbit/s", bytes_per_second * 8 / 1e9);
   return buf;
 }
-
-}  // namespace
 
 RateSummary Summarize(std::vector<double> rates) {
   RateSummary s;
@@ -37,13 +33,13 @@ void EvaluateSelfChecks(TcpProbeResult& r) {
     if (side.max_thread_cpu >= kCpuBoundFraction) {
       c.cpu_bound = true;
       c.notes.push_back(std::string("cpu_bound: a ") + who + " stream thread used " +
-                        Pct(side.max_thread_cpu) + " of a core");
+                        PercentText(side.max_thread_cpu) + " of a core");
     }
     if (side.host_max_cpu_busy >= kCpuBoundFraction) {
       c.cpu_bound = true;
       c.notes.push_back(std::string("cpu_bound: ") + who + " host CPU " +
-                        std::to_string(side.host_max_cpu) + " was " + Pct(side.host_max_cpu_busy) +
-                        " busy");
+                        std::to_string(side.host_max_cpu) + " was " +
+                        PercentText(side.host_max_cpu_busy) + " busy");
     }
   };
   cpu(r.local_cpu, "local");
@@ -63,18 +59,18 @@ void EvaluateSelfChecks(TcpProbeResult& r) {
     if (d.rwnd_limited_fraction >= kWindowLimitedFraction) {
       c.receiver_window_limited = true;
       c.notes.push_back("receiver_window_limited: " + d.direction + " senders waited on the " +
-                        "receive window " + Pct(d.rwnd_limited_fraction) + " of busy time");
+                        "receive window " + PercentText(d.rwnd_limited_fraction) + " of busy time");
     } else if (d.window_bound_ratio >= kWindowBoundRatio) {
       // At microsecond RTTs the kernel's rwnd-limited timer catches only part
       // of it; the arithmetic does not miss it: the rate is window / RTT.
       c.receiver_window_limited = true;
       c.notes.push_back("receiver_window_limited: " + d.direction + " streams ran at " +
-                        Pct(d.window_bound_ratio) + " of receive window / RTT");
+                        PercentText(d.window_bound_ratio) + " of receive window / RTT");
     }
     if (d.sndbuf_limited_fraction >= kWindowLimitedFraction) {
       c.send_buffer_limited = true;
       c.notes.push_back("send_buffer_limited: " + d.direction + " senders were send-buffer " +
-                        "limited " + Pct(d.sndbuf_limited_fraction) + " of busy time");
+                        "limited " + PercentText(d.sndbuf_limited_fraction) + " of busy time");
     }
     // Aggregate = streams x a per-stream ceiling below line rate: each stream
     // is held by something of its own (its thread's core, its window), the
@@ -89,8 +85,8 @@ void EvaluateSelfChecks(TcpProbeResult& r) {
     if (below_line && even && per_stream_cap) {
       c.stream_limited = true;
       c.notes.push_back("stream_limited: " + d.direction + " aggregate " +
-                        Gbps(d.bytes_per_second) + " = " + std::to_string(d.streams) + " x " +
-                        Gbps(d.per_stream.median) +
+                        GbpsText(d.bytes_per_second) + " = " + std::to_string(d.streams) + " x " +
+                        GbpsText(d.per_stream.median) +
                         " per stream, each stream at its own ceiling; add streams (--sweep)");
     }
   }
@@ -119,7 +115,7 @@ void AnalyzeSweep(SweepResult& sweep) {
   }
   sweep.saturating_streams = sweep.runs[sat].streams;
   sweep.note = "aggregate stops growing at " + std::to_string(*sweep.saturating_streams) +
-               " streams (within 5% of the best, " + Gbps(sweep.best_bytes_per_second) + ")";
+               " streams (within 5% of the best, " + GbpsText(sweep.best_bytes_per_second) + ")";
 }
 
 }  // namespace fabric::probe

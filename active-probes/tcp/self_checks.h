@@ -2,6 +2,8 @@
 // its own harness. Pure functions over a finished TcpProbeResult.
 #pragma once
 
+#include <string>
+
 #include "active-probes/tcp/tcp_probe.h"
 
 namespace fabric::probe {
@@ -18,5 +20,9 @@ inline constexpr double kContendedExcess = 0.10;
 void EvaluateSelfChecks(TcpProbeResult& r);
 // Median, min and max of per-stream rates.
 RateSummary Summarize(std::vector<double> rates);
+
+// How the self-check notes of every probe write numbers: "37%", "3.90 Gbit/s".
+std::string PercentText(double fraction);
+std::string GbpsText(double bytes_per_second);
 
 }  // namespace fabric::probe
