@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -35,9 +36,20 @@ std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& rela
 
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
-  section.ExpectMapWithKeys({"state_file", "max_splay", "skip_when_busy_fraction", "secret_file",
-                             "path", "tcp", "responder", "storage", "rdma"});
+  section.ExpectMapWithKeys({"state_file", "recording", "max_splay", "skip_when_busy_fraction",
+                             "secret_file", "path", "tcp", "responder", "storage", "rdma"});
   settings.state_file = section.String("state_file").value_or("");
+  if (auto recording = section.String("recording"); recording && !recording->empty()) {
+    std::filesystem::path p(*recording);
+    if (p.is_relative() && !section.file().empty()) {
+      p = std::filesystem::path(section.file()).parent_path() / p;
+    }
+    settings.recording = p.string();
+    ResultStore check;
+    Status loaded = check.Load(settings.recording, ResultStore::LoadScope::kEverything);
+    if (loaded.absent()) section.Fail("recording", settings.recording + ": no such file");
+    if (!loaded.ok()) section.Fail("recording", loaded.error().message);
+  }
   settings.max_splay_seconds =
       section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
   settings.skip_when_busy_fraction =
@@ -135,6 +147,15 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
 ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root)
     : fleet_(fleet), settings_(settings), root_(root) {
   std::vector<ProbeTask> tasks;
+  if (!settings_.recording.empty()) {
+    // A replay: the recorded results are the whole truth, nothing runs.
+    settings_.responder.enabled = false;
+    Status loaded = store_.Load(settings_.recording, ResultStore::LoadScope::kEverything);
+    if (!loaded.ok())
+      log::Warn("cannot replay the probe recording", {{"err", loaded.error().message}});
+    scheduler_ = std::make_unique<Scheduler>(std::move(tasks), clock_, Seconds(0), 0);
+    return;
+  }
   const FleetNode self = fleet_.Self();
   auto skip = [this]() { return FabricBusy(); };
   for (const FleetNode& peer : fleet_.nodes) {

@@ -40,6 +40,9 @@ struct ResponderSettings {
 
 struct ProbeSettings {
   std::string state_file;  // Empty: results are not persisted.
+  // A state file recorded elsewhere, reported in place of running any probe (fixture trees,
+  // reviewing a captured node offline). Set: no probe runs and the responder stays off.
+  std::string recording;
   double max_splay_seconds = 300;
   // Probes are skipped while the fabric interface already carries more than
   // this fraction of its line rate in either direction (real traffic would

@@ -109,7 +109,7 @@ Status ResultStore::Save(const std::string& path) const {
   return OkStatus();
 }
 
-Status ResultStore::Load(const std::string& path) {
+Status ResultStore::Load(const std::string& path, LoadScope scope) {
   auto text = ReadTable(path);
   if (!text.ok()) return Unexpected{text.error()};
   std::vector<ProbeRecord> loaded;
@@ -135,6 +135,8 @@ Status ResultStore::Load(const std::string& path) {
       }
       for (const auto& v : node["verdicts"])
         r.verdicts[v.first.as<std::string>()] = v.second.as<bool>();
+      for (const auto& v : node["info"])
+        r.info[v.first.as<std::string>()] = v.second.as<std::string>();
       loaded.push_back(std::move(r));
     }
   } catch (const YAML::Exception& e) {
@@ -146,6 +148,10 @@ Status ResultStore::Load(const std::string& path) {
     // Only probes still configured come back: a removed peer's last result
     // must not be exported for ever.
     auto slot = records_.find(r.key);
+    if (slot == records_.end() && scope == LoadScope::kEverything) {
+      records_.emplace(r.key, std::move(r));
+      continue;
+    }
     if (slot != records_.end() && r.timestamp_seconds > slot->second.timestamp_seconds) {
       slot->second = std::move(r);
     }

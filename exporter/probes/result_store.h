@@ -49,9 +49,15 @@ class ResultStore {
   // Writes the state file atomically (temporary file, fsync, rename, fsync of
   // the directory): a crash leaves the old or the new file, never a torn one.
   Status Save(const std::string& path) const;
-  // Loads results saved earlier, for the keys Expect()ed already. A missing file is absent (not an
-  // error); a corrupt one is an error the caller reports and then ignores.
-  Status Load(const std::string& path);
+  // Which saved results Load() takes back.
+  enum class LoadScope {
+    kExpected,    // Only probes still configured (a restart): a removed peer's result must not live
+                  // on.
+    kEverything,  // Every result in the file (a recording replayed in place of running probes).
+  };
+  // Loads results saved earlier. A missing file is absent (not an error); a corrupt one is an
+  // error the caller reports and then ignores.
+  Status Load(const std::string& path, LoadScope scope = LoadScope::kExpected);
 
  private:
   mutable std::mutex mutex_;

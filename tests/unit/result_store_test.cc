@@ -49,6 +49,28 @@ TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
   EXPECT_EQ(records[1].timestamp_seconds, 0);
 }
 
+TEST(ResultStoreTest, ReplayLoadsEveryRecordedResultWithItsInfo) {
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ResultStore recorded;
+  ProbeRecord b = TcpResult("node-b", 1.4e10);
+  b.info["interface"] = "ens1f0np0";
+  recorded.Record(b);
+  recorded.Record(TcpResult("node-c", 2e9));
+  ASSERT_TRUE(recorded.Save(path).ok());
+
+  ResultStore replay;  // Nothing Expect()ed: a recording brings its own keys.
+  ASSERT_TRUE(replay.Load(path, ResultStore::LoadScope::kEverything).ok());
+  auto records = replay.Snapshot();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].info.at("interface"), "ens1f0np0");
+  EXPECT_EQ(records[1].values.at("throughput_bytes_per_second"), 2e9);
+
+  ResultStore restart;  // The default scope takes back only configured probes.
+  ASSERT_TRUE(restart.Load(path).ok());
+  EXPECT_TRUE(restart.Snapshot().empty());
+}
+
 TEST(ResultStoreTest, CorruptOrMissingFileIsReportedNotFatal) {
   testing::TestDir dir;
   ResultStore store;
