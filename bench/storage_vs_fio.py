@@ -51,6 +51,7 @@ def run_fio(args, mode, path):
     name = "fio.read" if mode in ("read", "randread") else "fio.write"
     cmd = ["fio", "--name=bench", f"--filename={os.path.join(path, name)}", f"--rw={rw}",
            f"--bs={bs}", f"--iodepth={depth}", "--ioengine=io_uring", "--direct=1",
+           "--fixedbufs",  # The probe's buffers are registered too (READ/WRITE_FIXED).
            f"--size={args.size}", f"--runtime={args.duration}", f"--ramp_time={args.warmup}",
            "--time_based", "--norandommap", "--randrepeat=0", "--output-format=json"]
     if rw in ("write", "randwrite"):
