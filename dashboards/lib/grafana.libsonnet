@@ -6,6 +6,8 @@
 // through jsonnet:
 //   target.noDataOnFixtures:: 'why'  this query returns no series on the test
 //                                     fleet (tests/dashboards), with the reason.
+//   target.fleet:: true               the query compares against the whole job,
+//                                     so it does not select $instance.
 local ds = { type: 'prometheus', uid: '${datasource}' };
 
 local withRefIds(targets) = [

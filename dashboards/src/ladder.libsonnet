@@ -10,7 +10,8 @@ local psel = 'instance=~"$instance", target=~"$target"';
 local nodeRatio = 'instance:fabric_ladder_line_ratio:max{%s}' % rsel;
 local nodeBinding = 'instance:fabric_ladder_binding_bytes_per_second:min{%s}' % rsel;
 local pairRatio = 'instance_target_direction:fabric_ladder_line_ratio:max{%s}' % psel;
-local pairBinding = 'instance_target_direction:fabric_ladder_binding_bytes_per_second:min{%s}' % psel;
+local pairBindingName = 'instance_target_direction:fabric_ladder_binding_bytes_per_second:min';
+local pairBinding = '%s{%s}' % [pairBindingName, psel];
 local lineRate = 'instance:fabric_line_rate_bytes_per_second:max';
 local driftAlerts = c.alertNames(['fabric-ladder.regressions', 'fabric-ladder.drift']);
 local ratioThresholds = g.thresholds([[null, 'red'], [0.5, 'orange'], [0.8, 'green']]);
@@ -70,7 +71,7 @@ g.dashboard(
     g.table(
       'Fleet matrix: binding layer of each path, sending (fraction of line rate)',
       'Rows are nodes, columns peers: the lowest ceiling of the path from the row\'s node to the column\'s peer (sending), over the node\'s line rate. A red cell is a path that cannot carry line rate.',
-      [g.target('%s{direction="send"} / on (instance) group_left (node) %s' % [pairBinding, lineRate], instant=true, table=true)],
+      [g.target('%s{%s, direction="send"} / on (instance) group_left (node) %s{%s}' % [pairBindingName, rsel, lineRate, rsel], instant=true, table=true)],
       'percentunit',
       [{ id: 'groupingToMatrix', options: { rowField: 'node', columnField: 'target', valueField: 'Value', emptyValue: 'null' } }],
       w=12, h=8,
@@ -78,7 +79,7 @@ g.dashboard(
     g.table(
       'Fleet matrix: binding layer of each path, receiving (fraction of line rate)',
       'Rows are nodes, columns peers: the lowest ceiling of the path from the column\'s peer into the row\'s node (receiving), over the node\'s line rate.',
-      [g.target('%s{direction="receive"} / on (instance) group_left (node) %s' % [pairBinding, lineRate], instant=true, table=true)],
+      [g.target('%s{%s, direction="receive"} / on (instance) group_left (node) %s{%s}' % [pairBindingName, rsel, lineRate, rsel], instant=true, table=true)],
       'percentunit',
       [{ id: 'groupingToMatrix', options: { rowField: 'node', columnField: 'target', valueField: 'Value', emptyValue: 'null' } }],
       w=12, h=8,

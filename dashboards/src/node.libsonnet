@@ -41,7 +41,10 @@ g.dashboard(
       'Pause frames sent (tx: this node asked its peer to stop) and received (rx), per NIC, with the fleet median per direction. A node far above the median throttles the fabric (FabricTxPauseAboveFleetMedian).',
       [
         g.target(nicRate('fabric_netdev_pause_frames_total'), '{{instance}} {{device}} {{direction}}'),
-        g.target('quantile by (direction) (0.5, sum by (instance, direction) (rate(fabric_netdev_pause_frames_total{job=~"$job"}[%s])))' % ri, 'fleet median {{direction}}'),
+        // The whole fleet of the job, whatever instances are selected.
+        g.target('quantile by (direction) (0.5, sum by (instance, direction) (rate(fabric_netdev_pause_frames_total{job=~"$job"}[%s])))' % ri, 'fleet median {{direction}}') {
+          fleet:: true,
+        },
       ],
       'pps', w=12,
     ),
@@ -85,7 +88,7 @@ g.dashboard(
       'The four socket-buffer maxima (net.core.rmem_max/wmem_max, tcp_rmem/tcp_wmem max) beside the largest bandwidth-delay product of the node\'s paths (line rate times the probes\' RTT). A buffer below the BDP caps one stream below line rate (FabricSocketBufferBelowBdp).',
       [
         g.target('instance_sysctl:fabric_socket_buffer_max_bytes:max{%s}' % rsel, '{{instance}} {{sysctl}}', instant=true),
-        g.target('max by (instance) (max by (instance, target) (fabric_probe_rtt_seconds{%s, probe=~"tcp_multi|tcp_single"}) * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max)' % sel, '{{instance}} bandwidth-delay product', instant=true),
+        g.target('max by (instance) (max by (instance, target) (fabric_probe_rtt_seconds{%s, probe=~"tcp_multi|tcp_single"}) * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max{%s})' % [sel, rsel], '{{instance}} bandwidth-delay product', instant=true),
       ],
       'bytes', w=24,
     ) + g.highlight('B', 'orange'),

@@ -102,10 +102,10 @@ g.dashboard(
       'Runs and skips',
       'Probe runs per hour by outcome (success, failure, busy, timeout) and skips by reason (fabric_busy: real traffic above the configured share of line rate). A recorded fleet (probes.recording) runs nothing.',
       [
-        g.target('sum by (instance, probe, outcome) (increase(fabric_probe_runs_total{%s}[1h]))' % psel, '{{instance}} {{probe}} {{outcome}}') {
+        g.target('sum by (instance, probe, outcome) (rate(fabric_probe_runs_total{%s}[$__rate_interval])) * 3600' % psel, '{{instance}} {{probe}} {{outcome}}') {
           noDataOnFixtures:: 'the test fleet replays recorded results (probes.recording), which runs and skips nothing',
         },
-        g.target('sum by (instance, probe, reason) (increase(fabric_probe_skips_total{%s}[1h]))' % psel, '{{instance}} {{probe}} skipped: {{reason}}') {
+        g.target('sum by (instance, probe, reason) (rate(fabric_probe_skips_total{%s}[$__rate_interval])) * 3600' % psel, '{{instance}} {{probe}} skipped: {{reason}}') {
           noDataOnFixtures:: 'as above',
         },
       ],
