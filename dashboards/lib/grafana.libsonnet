@@ -88,8 +88,12 @@ local layout(panels) =
 
   // Value mappings, e.g. { '0': ['ok', 'green'], '1': ['flagged', 'red'] }.
   mappings(m):: { fieldConfig+: { defaults+: { mappings: [{
+    local keys = std.objectFields(m),
     type: 'value',
-    options: { [k]: { text: m[k][0], color: m[k][1], index: std.length(std.objectFields(m)) } for k in std.objectFields(m) },
+    options: {
+      [keys[i]]: { text: m[keys[i]][0], color: m[keys[i]][1], index: i }
+      for i in std.range(0, std.length(keys) - 1)
+    },
   }] } } },
 
   timeseries(title, description, targets, unit, w=12, h=8)::
@@ -138,7 +142,14 @@ local layout(panels) =
     },
   },
 
-  merge:: { id: 'merge', options: {} },
+  // One table row per label set out of several instant queries (Value #A,
+  // Value #B, ...). __name__ and job go first: recording rules and functions
+  // drop them, and a column only some frames have would split the rows.
+  joinTables(renames):: [
+    { id: 'organize', options: { excludeByName: { Time: true, __name__: true, job: true } } },
+    { id: 'merge', options: {} },
+    $.organize(renames),
+  ],
 
   variables(job_metric):: {
     datasource: {

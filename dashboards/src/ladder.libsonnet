@@ -95,7 +95,7 @@ g.dashboard(
         g.target('instance_target_direction:fabric_probe_baseline_ratio:max{%s}' % psel, instant=true, table=true),
       ],
       'Bps',
-      [g.merge, g.organize({ Time: null, 'Value #A': 'baseline', 'Value #B': 'current', 'Value #C': 'current / baseline' })],
+      g.joinTables({ Time: null, 'Value #A': 'baseline', 'Value #B': 'current', 'Value #C': 'current / baseline' }),
       w=14, h=10,
     ) + g.fieldUnit('current / baseline', 'percentunit'),
     g.table(
@@ -106,7 +106,7 @@ g.dashboard(
         g.target('label_replace(max_over_time(%s{%s}[%s]), "layer", "line", "", "") or label_replace(max_over_time(instance:fabric_pcie_ceiling_bytes_per_second:min{%s}[%s]), "layer", "pcie", "", "")' % [lineRate, rsel, c.config.driftLookback, rsel, c.config.driftLookback], instant=true, table=true),
       ],
       'Bps',
-      [g.merge, g.organize({ Time: null, 'Value #A': 'now', 'Value #B': '%s maximum' % c.config.driftLookback })],
+      g.joinTables({ Time: null, 'Value #A': 'now', 'Value #B': '%s maximum' % c.config.driftLookback }),
       w=10, h=10,
     ),
     g.table(
@@ -117,7 +117,7 @@ g.dashboard(
         g.target('instance_target_direction:fabric_transfers_bytes_per_second:sum{%s}' % psel, instant=true, table=true),
       ],
       'Bps',
-      [g.merge, g.organize({ Time: null, 'Value #A': 'baseline', 'Value #B': 'current' })],
+      g.joinTables({ Time: null, 'Value #A': 'baseline', 'Value #B': 'current' }),
       w=10, h=8,
     ),
     g.timeseries(

@@ -25,7 +25,7 @@ g.dashboard(
         g.target('fabric_pcie_path_slot_limited{%s} * on (instance, address) group_left (device) fabric_pcie_netdev_info{%s}' % [sel, sel], instant=true, table=true),
       ],
       'Bps',
-      [g.merge, g.organize({ Time: null, job: null, 'Value #A': 'current', 'Value #B': 'capable', 'Value #C': 'downtrained hops', 'Value #D': 'slot limited' })],
+      g.joinTables({ Time: null, job: null, 'Value #A': 'current', 'Value #B': 'capable', 'Value #C': 'downtrained hops', 'Value #D': 'slot limited' }),
       w=16, h=7,
     ) + g.fieldUnit('downtrained hops', 'short') + g.fieldUnit('slot limited', 'bool_yes_no'),
     g.barGauge(
@@ -104,7 +104,7 @@ g.dashboard(
         g.target('fabric_probe_jumbo_frames_pass{%s, probe="path"}' % sel, instant=true, table=true),
       ],
       'bytes',
-      [g.merge, g.organize({ Time: null, job: null, probe: null, direction: null, 'Value #A': 'route on fabric interface', 'Value #B': 'route MTU', 'Value #C': 'expected MTU', 'Value #D': 'jumbo echo passed' })],
+      g.joinTables({ Time: null, job: null, probe: null, direction: null, 'Value #A': 'route on fabric interface', 'Value #B': 'route MTU', 'Value #C': 'expected MTU', 'Value #D': 'jumbo echo passed' }),
       w=14,
     ) + g.fieldUnit('route on fabric interface', 'bool_yes_no') + g.fieldUnit('jumbo echo passed', 'bool_yes_no'),
     g.table(
@@ -115,7 +115,7 @@ g.dashboard(
         g.target('max by (instance, node, expected_mtu) (fabric_fleet_node_info{%s})' % sel, instant=true, table=true),
       ],
       'bytes',
-      [g.merge, g.organize({ Time: null, 'Value #A': 'MTU', 'Value #B': null, expected_mtu: 'expected MTU' })],
+      g.joinTables({ Time: null, 'Value #A': 'MTU', 'Value #B': null, expected_mtu: 'expected MTU' }),
       w=10,
     ),
   ],

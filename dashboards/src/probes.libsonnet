@@ -35,7 +35,7 @@ g.dashboard(
         g.target('fabric_probe_streams{%s}' % psel, instant=true, table=true),
       ],
       'Bps',
-      [g.merge, g.organize({ Time: null, job: null, 'Value #A': 'slowest', 'Value #B': 'median', 'Value #C': 'fastest', 'Value #D': 'spread', 'Value #E': 'streams' })],
+      g.joinTables({ Time: null, job: null, 'Value #A': 'slowest', 'Value #B': 'median', 'Value #C': 'fastest', 'Value #D': 'spread', 'Value #E': 'streams' }),
       w=14, h=9,
     ) + g.fieldUnit('spread', 'percentunit') + g.fieldUnit('streams', 'short'),
     g.table(
@@ -50,17 +50,17 @@ g.dashboard(
         },
       ],
       'short',
-      [g.merge, g.organize({ Time: null, job: null, 'Value #A': 'saturating streams', 'Value #B': 'per-stream ceiling' })],
+      g.joinTables({ Time: null, job: null, 'Value #A': 'saturating streams', 'Value #B': 'per-stream ceiling' }),
       w=10, h=9,
     ) + g.fieldUnit('per-stream ceiling', 'Bps'),
 
     g.row('Self-checks'),
     g.table(
       'Self-check verdicts',
-      'Each run\'s self-checks: cpu_bound (the probe saturated its own CPU), contended (other traffic shared the NIC during the window), stream_limited (more streams would have gone faster), and the probe-specific ones (receiver_window_limited, send_buffer_limited, latency_bound, congested). A flagged run is not a property of the path.',
-      [g.target('fabric_probe_verdict{%s}' % psel, instant=true, table=true)],
+      'One row per probe run (instance, probe, target, direction), one column per self-check: cpu_bound (the probe saturated its own CPU), contended (other traffic shared the NIC during the window), stream_limited (more streams would have gone faster), and the probe-specific ones (receiver_window_limited, send_buffer_limited, latency_bound, congested). A flagged run is not a property of the path.',
+      [g.target('label_join(fabric_probe_verdict{%s}, "run", " ", "instance", "probe", "target", "direction")' % psel, instant=true, table=true)],
       'short',
-      [{ id: 'groupingToMatrix', options: { rowField: 'target', columnField: 'verdict', valueField: 'Value', emptyValue: 'null' } }],
+      [{ id: 'groupingToMatrix', options: { rowField: 'run', columnField: 'verdict', valueField: 'Value', emptyValue: 'null' } }],
       w=14, h=9,
     ) + g.mappings(flagged) + { fieldConfig+: { defaults+: { custom: { cellOptions: { type: 'color-background' } } } } },
     g.barGauge(
@@ -83,7 +83,7 @@ g.dashboard(
         g.target('fabric_probe_run_duration_seconds{%s}' % psel, instant=true, table=true),
       ],
       's',
-      [g.merge, g.organize({ Time: null, job: null, 'Value #A': 'age', 'Value #B': 'succeeded', 'Value #C': 'run duration' })],
+      g.joinTables({ Time: null, job: null, 'Value #A': 'age', 'Value #B': 'succeeded', 'Value #C': 'run duration' }),
       w=14, h=9,
     ) + g.fieldUnit('succeeded', 'bool_yes_no')
     + { fieldConfig+: { overrides+: [{

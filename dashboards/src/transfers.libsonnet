@@ -69,7 +69,7 @@ g.dashboard(
         g.target('fabric_flows_best_flow_rtt_seconds{%s, application=~"$application"}' % sel, instant=true, table=true),
       ],
       'Bps',
-      [g.merge, g.organize({ Time: null, job: null, 'Value #A': 'flows', 'Value #B': 'goodput', 'Value #C': 'best flow', 'Value #D': 'best flow RTT' })],
+      g.joinTables({ Time: null, job: null, 'Value #A': 'flows', 'Value #B': 'goodput', 'Value #C': 'best flow', 'Value #D': 'best flow RTT' }),
       w=24, h=9,
     ) + g.fieldUnit('flows', 'short') + g.fieldUnit('best flow RTT', 's'),
     g.timeseries(

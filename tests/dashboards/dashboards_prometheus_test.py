@@ -15,7 +15,8 @@ annotation query is evaluated through the HTTP API. Each must evaluate without
 error, and return series unless the dashboard source marks it
 noDataOnFixtures (a marked query that returns series fails too: drop the mark).
 
-Exits 77 (skipped) when prometheus is not installed.
+Exits 77 (skipped) when prometheus is not installed. --verbose prints each
+query's series, for reviewing what the panels show.
 """
 import json
 import os
@@ -124,11 +125,18 @@ def substitute(expr):
     return expr
 
 
-def query(base, expr):
+VERBOSE = '--verbose' in sys.argv
+
+
+def query(base, expr, show=False):
     """(number of series, error or None)."""
     r = api(base, '/api/v1/query', query=substitute(expr))
     if r.get('status') != 'success':
         return 0, r.get('error', 'unknown error')
+    if show and VERBOSE:
+        print('  ' + substitute(expr))
+        for s in r['data']['result']:
+            print(f'    {s["metric"]} {s["value"][1]}')
     return len(r['data']['result']), None
 
 
@@ -185,7 +193,9 @@ def main():
             return 1
         failures, checked, empty_ok = [], 0, 0
         for name, title, t, m in targets(dashboards, marks):
-            n, error = query(base, t['expr'])
+            if VERBOSE:
+                print(f'{name} {title!r} {t["refId"]}')
+            n, error = query(base, t['expr'], show=True)
             checked += 1
             where = f'{name} {title!r} {t["refId"]}'
             if error:
