@@ -16,7 +16,7 @@ local lineRate = 'instance:fabric_line_rate_bytes_per_second:max';
 local driftAlerts = c.alertNames(['fabric-ladder.regressions', 'fabric-ladder.drift']);
 local ratioThresholds = g.thresholds([[null, 'red'], [0.5, 'orange'], [0.8, 'green']]);
 
-local targetVar = g.variables('').query(
+local targetVar = g.queryVariable(
   'target', 'Peer', 'label_values(instance_target_direction:fabric_ladder_bytes_per_second:max{instance=~"$instance"}, target)'
 );
 

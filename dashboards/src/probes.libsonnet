@@ -4,10 +4,10 @@ local g = import '../lib/grafana.libsonnet';
 local c = import 'common.libsonnet';
 
 local psel = c.sel + ', probe=~"$probe", target=~"$target"';
-local probeVar = g.variables('').query(
+local probeVar = g.queryVariable(
   'probe', 'Probe', 'label_values(fabric_probe_last_run_timestamp_seconds{job=~"$job", instance=~"$instance"}, probe)'
 );
-local targetVar = g.variables('').query(
+local targetVar = g.queryVariable(
   'target', 'Target', 'label_values(fabric_probe_last_run_timestamp_seconds{job=~"$job", instance=~"$instance", probe=~"$probe"}, target)'
 );
 local flagged = { '0': ['ok', 'green'], '1': ['flagged', 'red'] };

@@ -10,7 +10,7 @@ local ceiling(probe) =
   'max by (instance, target, direction) (instance_target_direction:fabric_probe_throughput_bytes_per_second:max{%s, probe="%s"})' % [rsel, probe];
 local goodputBy(labels) =
   'sum by (instance, %s) (fabric_flows_goodput_bytes_per_second{%s, application=~"$application"})' % [labels, sel];
-local appVar = g.variables('').query(
+local appVar = g.queryVariable(
   'application', 'Application', 'label_values(fabric_flows_goodput_bytes_per_second{job=~"$job", instance=~"$instance"}, application)'
 );
 
