@@ -17,11 +17,12 @@ Reads the rules through jsonnet (rules/generate --check keeps the committed
 YAML equal to it). Python stdlib only.
 """
 import glob
-import json
 import os
 import re
-import subprocess
 import sys
+
+from promql_names import (external_metrics, golden_metrics, load_rules, metric_names,
+                          probe_metrics)
 
 SRC = os.environ.get('FABRIC_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 errors = []
@@ -29,73 +30,6 @@ errors = []
 
 def err(msg):
     errors.append(msg)
-
-
-def load_rules():
-    out = subprocess.run(
-        ['jsonnet', '-J', os.path.join(SRC, 'rules'), '-e',
-         "local m = import 'mixin/mixin.libsonnet'; "
-         "{ groups: m.prometheusRules.groups + m.prometheusAlerts.groups, "
-         "base: m._config.runbookBase }"],
-        capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-
-
-def golden_metrics():
-    names = set()
-    for path in glob.glob(os.path.join(SRC, 'tests', 'golden', '*.prom')):
-        for line in open(path):
-            m = re.match(r'(?:# (?:TYPE|HELP) )?([a-zA-Z_:][a-zA-Z0-9_:]*)', line)
-            if m and not line.startswith('# ') or line.startswith('# TYPE'):
-                if m:
-                    names.add(m.group(1))
-    return names
-
-
-def probe_metrics():
-    text = open(os.path.join(SRC, 'exporter', 'probes', 'probe_results_collector.cc')).read()
-    block = re.search(r'kValueCatalogue\[\] = \{(.*?)\n\};', text, re.S)
-    if not block:
-        err('probe_results_collector.cc: kValueCatalogue not found')
-        return set()
-    names = {'fabric_probe_' + n for n in re.findall(r'\{"([a-z0-9_]+)",', block.group(1))}
-    names |= set(re.findall(r'"(fabric_probe_[a-z0-9_]+)"', text))
-    return names
-
-
-def external_metrics():
-    path = os.path.join(SRC, 'rules', 'tests', 'external_metrics.txt')
-    names = {}
-    for line in open(path):
-        line = line.split('#', 1)[0].strip()
-        if line:
-            kind, name = line.split()
-            names[name] = kind
-    return names
-
-
-KEYWORDS = {
-    'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless',
-    'bool', 'offset', 'sum', 'min', 'max', 'avg', 'count', 'quantile', 'stddev', 'stdvar',
-    'topk', 'bottomk', 'count_values', 'group', 'scalar', 'vector', 'time', 'increase', 'rate',
-    'irate', 'delta', 'deriv', 'label_replace', 'label_join', 'abs', 'clamp', 'clamp_min',
-    'clamp_max', 'changes', 'resets', 'absent', 'absent_over_time', 'avg_over_time',
-    'max_over_time', 'min_over_time', 'sum_over_time', 'count_over_time',
-    'quantile_over_time', 'last_over_time', 'timestamp', 'round', 'sort', 'sort_desc',
-    'histogram_quantile', 'predict_linear', 'ceil', 'floor', 'sgn', 'day_of_week', 'hour',
-    'present_over_time', 'stddev_over_time', 'inf', 'nan',
-}
-
-
-def metric_names(expr):
-    """Metric names an expression selects (strings, label lists, selectors and
-    durations removed first)."""
-    e = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)
-    e = re.sub(r'\{[^}]*\}', '', e)
-    e = re.sub(r'\[[^\]]*\]', '', e)
-    e = re.sub(r'\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)', r'\1', e)
-    e = re.sub(r'\b\d[\w.]*', '', e)  # numbers and durations (1h, 25e9)
-    return {t for t in re.findall(r'[a-zA-Z_:][a-zA-Z0-9_:]*', e) if t not in KEYWORDS}
 
 
 def annotation_queries(text):
@@ -141,12 +75,12 @@ def tests(group_names):
 
 
 def main():
-    data = load_rules()
+    data = load_rules(SRC)
     rules = [r for g in data['groups'] for r in g['rules']]
     records = {r['record'] for r in rules if 'record' in r}
-    ext = external_metrics()
-    golden = golden_metrics()
-    catalogue = golden | probe_metrics() | records | set(ext)
+    ext = external_metrics(SRC)
+    golden = golden_metrics(SRC)
+    catalogue = golden | probe_metrics(SRC, errors) | records | set(ext)
     for name, kind in ext.items():
         if kind == 'pending' and name in golden:
             err(f'external_metrics.txt: {name} is now in tests/golden: remove its pending line')

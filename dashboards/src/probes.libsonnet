@@ -1,0 +1,116 @@
+// Probes: the active probes' results over time, their per-stream spread, the
+// stream sweep, the self-check verdicts, failures and staleness.
+local g = import '../lib/grafana.libsonnet';
+local c = import 'common.libsonnet';
+
+local psel = c.sel + ', probe=~"$probe", target=~"$target"';
+local probeVar = g.queryVariable(
+  'probe', 'Probe', 'label_values(fabric_probe_last_run_timestamp_seconds{job=~"$job", instance=~"$instance"}, probe)'
+);
+local targetVar = g.queryVariable(
+  'target', 'Target', 'label_values(fabric_probe_last_run_timestamp_seconds{job=~"$job", instance=~"$instance", probe=~"$probe"}, target)'
+);
+local flagged = { '0': ['ok', 'green'], '1': ['flagged', 'red'] };
+
+g.dashboard(
+  'fabric-ladder-probes',
+  'Fabric probes',
+  'The active probes of fabric_exporter (RDMA write, N-stream and 1-stream TCP, storage read/write, path checks): results over time, per-stream spread, stream sweeps, self-check verdicts, failures and staleness.',
+  [
+    g.row('Results'),
+    g.timeseries(
+      'Probe throughput history',
+      'Throughput of each probe run per target and direction (the value holds until the next run). Runs flagged cpu_bound or contended measured the harness, not the path: see the verdicts below.',
+      [g.target('fabric_probe_throughput_bytes_per_second{%s}' % psel, '{{instance}} {{probe}} → {{target}} {{direction}}')],
+      'Bps', w=24, h=9,
+    ),
+    g.table(
+      'Per-stream spread',
+      'Slowest, median and fastest stream of each multi-stream run, and the spread (fastest minus slowest over fastest). A wide spread means streams hashed onto unequal queues, lanes or cores.',
+      [
+        g.target('fabric_probe_stream_min_bytes_per_second{%s}' % psel, instant=true, table=true),
+        g.target('fabric_probe_stream_median_bytes_per_second{%s}' % psel, instant=true, table=true),
+        g.target('fabric_probe_stream_max_bytes_per_second{%s}' % psel, instant=true, table=true),
+        g.target('(fabric_probe_stream_max_bytes_per_second{%s} - fabric_probe_stream_min_bytes_per_second{%s}) / fabric_probe_stream_max_bytes_per_second{%s}' % [psel, psel, psel], instant=true, table=true),
+        g.target('fabric_probe_streams{%s}' % psel, instant=true, table=true),
+      ],
+      'Bps',
+      g.joinTables({ Time: null, job: null, 'Value #A': 'slowest', 'Value #B': 'median', 'Value #C': 'fastest', 'Value #D': 'spread', 'Value #E': 'streams' }),
+      w=14, h=9,
+    ) + g.fieldUnit('spread', 'percentunit') + g.fieldUnit('streams', 'short'),
+    g.table(
+      'Stream sweep',
+      'Runs that swept the stream count: the count after which aggregate throughput stopped growing, and the best single-stream throughput seen. When the saturating count is 1, one stream already fills the path.',
+      [
+        g.target('fabric_probe_saturating_streams{%s}' % psel, instant=true, table=true) {
+          noDataOnFixtures:: 'no recorded probe result of a fixture tree swept the stream count (tcp_multi with sweep on)',
+        },
+        g.target('fabric_probe_per_stream_ceiling_bytes_per_second{%s}' % psel, instant=true, table=true) {
+          noDataOnFixtures:: 'as above: only a stream sweep reports it',
+        },
+      ],
+      'short',
+      g.joinTables({ Time: null, job: null, 'Value #A': 'saturating streams', 'Value #B': 'per-stream ceiling' }),
+      w=10, h=9,
+    ) + g.fieldUnit('per-stream ceiling', 'Bps'),
+
+    g.row('Self-checks'),
+    g.table(
+      'Self-check verdicts',
+      'One row per probe run (instance, probe, target, direction), one column per self-check: cpu_bound (the probe saturated its own CPU), contended (other traffic shared the NIC during the window), stream_limited (more streams would have gone faster), and the probe-specific ones (receiver_window_limited, send_buffer_limited, latency_bound, congested). A flagged run is not a property of the path.',
+      [g.target('label_join(fabric_probe_verdict{%s}, "run", " ", "instance", "probe", "target", "direction")' % psel, instant=true, table=true)],
+      'short',
+      [{ id: 'groupingToMatrix', options: { rowField: 'run', columnField: 'verdict', valueField: 'Value', emptyValue: 'null' } }],
+      w=14, h=9,
+    ) + g.mappings(flagged) + { fieldConfig+: { defaults+: { custom: { cellOptions: { type: 'color-background' } } } } },
+    g.barGauge(
+      'Harness load of TCP runs',
+      'CPU time of the probe threads on this side and on the responder per second of window (1 = one core). Near 1 the probe measured its own CPU (cpu_bound).',
+      [
+        g.target('fabric_probe_local_cpu_ratio{%s}' % psel, '{{instance}} {{probe}} → {{target}} {{direction}} local', instant=true),
+        g.target('fabric_probe_remote_cpu_ratio{%s}' % psel, '{{instance}} {{probe}} → {{target}} {{direction}} remote', instant=true),
+      ],
+      'percentunit', w=10, h=9,
+    ) + g.minMax(0, 1) + g.thresholds([[null, 'green'], [0.8, 'orange'], [0.95, 'red']]),
+
+    g.row('Health'),
+    g.table(
+      'Last run, success and staleness',
+      'Per probe and target: when it last ran, how long ago, whether it succeeded and why not. Older than %ds fires FabricProbeStale.' % c.config.probeStaleSeconds,
+      [
+        g.target('time() - fabric_probe_last_run_timestamp_seconds{%s} > 0' % psel, instant=true, table=true),
+        g.target('fabric_probe_success{%s}' % psel, instant=true, table=true),
+        g.target('fabric_probe_run_duration_seconds{%s}' % psel, instant=true, table=true),
+      ],
+      's',
+      g.joinTables({ Time: null, job: null, 'Value #A': 'age', 'Value #B': 'succeeded', 'Value #C': 'run duration' }),
+      w=14, h=9,
+    ) + g.fieldUnit('succeeded', 'bool_yes_no')
+    + { fieldConfig+: { overrides+: [{
+      matcher: { id: 'byName', options: 'age' },
+      properties: [{ id: 'thresholds', value: { mode: 'absolute', steps: [{ value: null, color: 'green' }, { value: c.config.probeStaleSeconds, color: 'red' }] } }],
+    }] } },
+    g.table(
+      'Failures',
+      'The reason of each failing probe (unreachable, busy, timeout, refused, ...): the last run of that probe and target failed.',
+      [g.target('fabric_probe_failure_info{%s} == 1' % psel, instant=true, table=true)],
+      'short',
+      [g.organize({ Time: null, Value: null, __name__: null, job: null })],
+      w=10, h=9,
+    ),
+    g.timeseries(
+      'Runs and skips',
+      'Probe runs per hour by outcome (success, failure, busy, timeout) and skips by reason (fabric_busy: real traffic above the configured share of line rate). A recorded fleet (probes.recording) runs nothing.',
+      [
+        g.target('sum by (instance, probe, outcome) (rate(fabric_probe_runs_total{%s}[$__rate_interval])) * 3600' % psel, '{{instance}} {{probe}} {{outcome}}') {
+          noDataOnFixtures:: 'the test fleet replays recorded results (probes.recording), which runs and skips nothing',
+        },
+        g.target('sum by (instance, probe, reason) (rate(fabric_probe_skips_total{%s}[$__rate_interval])) * 3600' % psel, '{{instance}} {{probe}} skipped: {{reason}}') {
+          noDataOnFixtures:: 'as above',
+        },
+      ],
+      'short', w=24, h=7,
+    ),
+  ],
+  extraVariables=[probeVar, targetVar],
+)

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Every dashboard query, evaluated by a real Prometheus.
+
+Three real fabric_exporter processes (node-a, node-b, node-c of one fleet) run
+on a fixture tree built from the committed ones: sysfs of tests/fixtures/
+pcie-healthy (PCIe path of the fabric NIC) with the NIC attributes and
+recorded ethtool statistics of tests/fixtures/nics, procfs of tests/fixtures/
+h200 (softnet, TCP, socket-buffer sysctls). Each replays the nics tree's
+recorded probe results (probes.recording) with the targets renamed so each
+node probes the other two; node-b also replays the h200 flows recording, its
+peers' addresses being that recording's. A real Prometheus (Debian's) scrapes
+them every second as job "fabric" with the rule bundle loaded; once the
+ladder is recorded and an alert fires, every panel query, variable query and
+annotation query is evaluated through the HTTP API. Each must evaluate without
+error, and return series unless the dashboard source marks it
+noDataOnFixtures (a marked query that returns series fails too: drop the mark).
+
+Exits 77 (skipped) when prometheus is not installed. --verbose prints each
+query's series, for reviewing what the panels show.
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
+from dashboard_source import hidden, load, targets, variable_queries  # noqa: E402
+from exporter_process import FIXTURES, SOURCE_DIR, Exporter  # noqa: E402
+
+PROMETHEUS = shutil.which('prometheus')
+NODES = {  # name: fabric address (node-b is the h200 flows recording's host)
+    'node-a': '192.0.2.21',
+    'node-b': '192.0.2.10',
+    'node-c': '192.0.2.23',
+}
+# Grafana's variables as the test substitutes them: every value ("All").
+VARIABLES = {
+    '$__rate_interval': '15s', '$__interval': '1s', '$__range': '1m',
+    '$job': 'fabric', '$instance': '.+', '$target': '.+', '$probe': '.+', '$application': '.+',
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def build_tree(tmp):
+    """pcie-healthy's sysfs with the nics tree's fabric NIC attributes."""
+    sys_dir = os.path.join(tmp, 'sys')
+    shutil.copytree(os.path.join(FIXTURES, 'pcie-healthy', 'sys'), sys_dir, symlinks=True)
+    for dev in ('ens1f0np0', 'ens1f1np1'):
+        src = os.path.join(FIXTURES, 'nics', 'sys', 'class', 'net', dev)
+        dst = os.path.realpath(os.path.join(sys_dir, 'class', 'net', dev))
+        # The `device` link marks a physical NIC; point it at pcie-healthy's function.
+        os.symlink(os.path.relpath(os.path.dirname(os.path.dirname(dst)), dst),
+                   os.path.join(dst, 'device'))
+        for entry in os.listdir(src):
+            if entry == 'device':
+                continue
+            s, d = os.path.join(src, entry), os.path.join(dst, entry)
+            if os.path.isdir(s):
+                shutil.copytree(s, d, dirs_exist_ok=True)
+            else:
+                shutil.copy(s, d)
+    return sys_dir
+
+
+def recording(tmp, node):
+    """The nics tree's recorded results as `node` sees them: node-a's targets
+    with `node` and node-a swapped."""
+    with open(os.path.join(FIXTURES, 'nics', 'probes.rec.yml')) as f:
+        state = json.loads(''.join(l for l in f if not l.startswith('#')))
+    swap = {node: 'node-a', 'node-a': node}
+    for r in state['results']:
+        r['target'] = swap.get(r['target'], r['target'])
+    path = os.path.join(tmp, node + '.rec.json')
+    with open(path, 'w') as f:
+        json.dump(state, f)
+    return path
+
+
+def config(tmp, node):
+    fleet = '\n'.join(f'    - {{name: {n}, address: {a}, interface: ens1f0np0, mtu: '
+                      f'{1500 if n == "node-c" else 9000}}}' for n, a in NODES.items())
+    flows = ''
+    if node == 'node-b':
+        flows = (f'  flows:\n    interfaces: [eth0]\n'
+                 f'    recording: {os.path.join(FIXTURES, "h200", "flows.rec")}\n')
+    text = (f'collectors:\n{flows}'
+            f'  pcie:\n    pci_ids_file: {os.path.join(FIXTURES, "pci.ids")}\n'
+            f'    config_space_dump: {os.path.join(FIXTURES, "pcie-healthy", "lspci-xxxx.txt")}\n'
+            f'fleet:\n  self: {node}\n  nodes:\n{fleet}\n'
+            f'probes:\n  path: {{enabled: false}}\n  recording: {recording(tmp, node)}\n')
+    path = os.path.join(tmp, node + '.yml')
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def api(base, path, **params):
+    url = base + path + ('?' + urllib.parse.urlencode(params) if params else '')
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        return json.load(e)
+    except (urllib.error.URLError, ConnectionError) as e:  # not listening yet
+        return {'status': 'error', 'error': str(e)}
+
+
+def substitute(expr):
+    for k in sorted(VARIABLES, key=len, reverse=True):
+        expr = expr.replace(k, VARIABLES[k]).replace('${%s}' % k[1:], VARIABLES[k])
+    return expr
+
+
+VERBOSE = '--verbose' in sys.argv
+
+
+def query(base, expr, show=False):
+    """(number of series, error or None)."""
+    r = api(base, '/api/v1/query', query=substitute(expr))
+    if r.get('status') != 'success':
+        return 0, r.get('error', 'unknown error')
+    if show and VERBOSE:
+        print('  ' + substitute(expr))
+        for s in r['data']['result']:
+            print(f'    {s["metric"]} {s["value"][1]}')
+    return len(r['data']['result']), None
+
+
+def wait_for(base, exprs, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(query(base, e)[0] for e in exprs):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def main():
+    if not PROMETHEUS:
+        print('prometheus not installed (scripts/setup-deps --test): skipped')
+        return 77
+    dashboards = load(SOURCE_DIR)
+    marks = hidden(SOURCE_DIR)
+    tmp = tempfile.mkdtemp(prefix='dashboards-prom-')
+    exporters, prom = [], None
+    try:
+        sys_dir = build_tree(tmp)
+        procfs = os.path.join(FIXTURES, 'h200', 'proc')
+        for node in NODES:
+            e = Exporter('--path.procfs=' + procfs, '--path.sysfs=' + sys_dir,
+                         '--config.file=' + config(tmp, node))
+            exporters.append(e.__enter__())
+        port = free_port()
+        prom_cfg = os.path.join(tmp, 'prometheus.yml')
+        scrape = ', '.join("'%s'" % urllib.parse.urlsplit(e.base_url).netloc for e in exporters)
+        with open(prom_cfg, 'w') as f:
+            f.write('global: {scrape_interval: 1s, evaluation_interval: 1s}\n'
+                    f"rule_files: ['{os.path.join(SOURCE_DIR, 'rules', 'fabric-ladder.rules.yml')}']\n"
+                    f"scrape_configs:\n- job_name: fabric\n  static_configs:\n  - targets: [{scrape}]\n")
+        with open(os.path.join(tmp, 'prometheus.log'), 'w') as log:
+            prom = subprocess.Popen([PROMETHEUS, '--config.file=' + prom_cfg,
+                                     '--storage.tsdb.path=' + os.path.join(tmp, 'tsdb'),
+                                     f'--web.listen-address=127.0.0.1:{port}'],
+                                    stdout=log, stderr=subprocess.STDOUT)
+        base = f'http://127.0.0.1:{port}'
+        # The ladder needs the joins of two rule evaluations, rates two scrapes,
+        # the firing-alerts panel one alert without a `for`.
+        ready = wait_for(base, [
+            'count(up{job="fabric"} == 1) == 3',
+            'instance_target_direction:fabric_ladder_binding_bytes_per_second:min',
+            'instance_target_direction:fabric_transfers_bytes_per_second:sum',
+            'ALERTS{alertstate="firing"}',
+            'count_over_time(fabric_tcp_segments_sent_total[15s]) > 3',
+        ], timeout=60)
+        if not ready:
+            with open(os.path.join(tmp, 'prometheus.log')) as f:
+                print(f.read()[-3000:])
+            print('FAIL: the fleet did not come up in Prometheus within 60 s')
+            return 1
+        failures, checked, empty_ok = [], 0, 0
+        for name, title, t, m in targets(dashboards, marks):
+            if VERBOSE:
+                print(f'{name} {title!r} {t["refId"]}')
+            n, error = query(base, t['expr'], show=True)
+            checked += 1
+            where = f'{name} {title!r} {t["refId"]}'
+            if error:
+                failures.append(f'{where}: {error}\n    {substitute(t["expr"])}')
+            elif m['noData'] is None and n == 0:
+                failures.append(f'{where}: no series on the test fleet\n    {substitute(t["expr"])}')
+            elif m['noData'] is not None and n > 0:
+                failures.append(f'{where}: marked noDataOnFixtures ({m["noData"]}) but returns '
+                                f'{n} series: remove the mark')
+            elif m['noData'] is not None:
+                empty_ok += 1
+        for name, d in dashboards.items():
+            for vname, selector, _ in variable_queries(d):
+                n, error = query(base, selector)
+                checked += 1
+                if error or n == 0:
+                    failures.append(f'{name} variable {vname}: {error or "no values"}')
+            for a in d.get('annotations', {}).get('list', []):
+                if 'expr' in a:
+                    checked += 1
+                    _, error = query(base, a['expr'])
+                    if error:
+                        failures.append(f'{name} annotation {a["name"]}: {error}')
+        if failures:
+            print('\n'.join('FAIL: ' + f for f in failures))
+            return 1
+        print(f'ok: {checked} queries evaluated by Prometheus against a 3-node fleet, '
+              f'{empty_ok} marked as having no data on fixtures')
+        return 0
+    finally:
+        if prom:
+            prom.terminate()
+            try:
+                prom.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                prom.kill()
+                prom.wait()
+        for e in exporters:
+            e.__exit__(None, None, None)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
