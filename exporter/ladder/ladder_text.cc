@@ -41,8 +41,9 @@ std::string RenderLadderTable(const Ladder& ladder, int bar_width) {
   out += "\n" + ladder.scale_note + "\n\n";
   size_t title_width = 5;
   for (const auto& l : ladder.layers) title_width = std::max(title_width, Columns(l.title));
+  const std::string blank_bar(static_cast<size_t>(bar_width), ' ');
   out += "  " + Pad("layer", title_width) + "  " + Pad("rate", 11) + "  " + Pad("of line", 7) +
-         "  " + Pad("", static_cast<size_t>(bar_width)) + "  checks     detail\n";
+         "  " + blank_bar + "  ✓  detail\n";
   for (size_t i = 0; i < ladder.layers.size(); ++i) {
     const Layer& l = ladder.layers[i];
     const bool binding = static_cast<int>(i) == ladder.binding;
@@ -53,15 +54,20 @@ std::string RenderLadderTable(const Ladder& ladder, int bar_width) {
       out += Pad(l.line_fraction ? FormatPercent(*l.line_fraction) : "-", 7) + "  ";
       double scale = ladder.scale_bytes_per_second;
       out += Bar(scale > 0 ? *l.bytes_per_second / scale : 0, bar_width) + "  ";
-      std::string checks = !l.self_checked ? "" : l.verdicts.empty() ? "ok" : "";
-      for (const auto& v : l.verdicts) checks += (checks.empty() ? "" : ",") + v;
-      out += Pad(checks, 9) + "  " + l.detail;
+      // ✓: the probe's self-checks passed; !: one was raised (named on the next line).
+      out += !l.self_checked ? " " : l.verdicts.empty() ? "✓" : "!";
+      out += "  " + l.detail;
       if (binding) out += "  ◀ binding";
+      if (static_cast<int>(i) == ladder.network_binding && !binding) out += "  ◀ network binds";
     } else {
-      out += Pad("-", 11) + "  " + Pad("-", 7) + "  " + Pad("", static_cast<size_t>(bar_width)) +
-             "  " + Pad("", 9) + "  " + l.status;
+      out += Pad("-", 11) + "  " + Pad("-", 7) + "  " + blank_bar + "     " + l.status;
     }
     out += "\n";
+    if (!l.verdicts.empty()) {
+      std::string names;
+      for (const auto& v : l.verdicts) names += (names.empty() ? "" : ", ") + v;
+      out += std::string(title_width + 4, ' ') + "raised: " + names + "\n";
+    }
   }
   out += "\n" + ladder.binding_text + "\n" + VerdictSummary(ladder) + "\n";
   if (ladder.shapes.empty()) {
@@ -75,16 +81,19 @@ std::string RenderLadderTable(const Ladder& ladder, int bar_width) {
 
 std::string LadderToJson(const Ladder& ladder) {
   auto number = [](const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; };
-  std::string out = "{\"node\":" + JsonString(ladder.node) +
-                    ",\"peer\":" + JsonString(ladder.peer) +
-                    ",\"loopback\":" + JsonBool(ladder.loopback) +
-                    ",\"interface\":" + JsonString(ladder.interface) +
-                    ",\"line_rate_bytes_per_second\":" + number(ladder.line_rate) +
-                    ",\"scale_bytes_per_second\":" + JsonNumber(ladder.scale_bytes_per_second) +
-                    ",\"scale_note\":" + JsonString(ladder.scale_note) + ",\"binding\":" +
-                    (ladder.binding >= 0 ? JsonString(ladder.layers[ladder.binding].id) : "null") +
-                    ",\"binding_text\":" + JsonString(ladder.binding_text) +
-                    ",\"verdict_summary\":" + JsonString(VerdictSummary(ladder)) + ",\"layers\":[";
+  std::string out =
+      "{\"node\":" + JsonString(ladder.node) + ",\"peer\":" + JsonString(ladder.peer) +
+      ",\"loopback\":" + JsonBool(ladder.loopback) +
+      ",\"interface\":" + JsonString(ladder.interface) +
+      ",\"line_rate_bytes_per_second\":" + number(ladder.line_rate) +
+      ",\"scale_bytes_per_second\":" + JsonNumber(ladder.scale_bytes_per_second) +
+      ",\"scale_note\":" + JsonString(ladder.scale_note) + ",\"binding\":" +
+      (ladder.binding >= 0 ? JsonString(ladder.layers[ladder.binding].id) : "null") +
+      ",\"network_binding\":" +
+      (ladder.network_binding >= 0 ? JsonString(ladder.layers[ladder.network_binding].id)
+                                   : "null") +
+      ",\"binding_text\":" + JsonString(ladder.binding_text) +
+      ",\"verdict_summary\":" + JsonString(VerdictSummary(ladder)) + ",\"layers\":[";
   for (size_t i = 0; i < ladder.layers.size(); ++i) {
     const Layer& l = ladder.layers[i];
     if (i > 0) out += ",";
