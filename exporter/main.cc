@@ -26,8 +26,9 @@ namespace {
 constexpr char kUsageHeader[] =
     "Usage: fabric_exporter [FLAGS]\n\n"
     "Prometheus exporter for the capacity ladder of RDMA/RoCE/TCP fabrics: NIC, PCIe, RDMA,\n"
-    "TCP, storage and real transfers. Serves /metrics, a landing page at /, /-/healthy and\n"
-    "/-/ready. Settings come from flags, then the --config.file, then the defaults.\n\nFlags:\n";
+    "TCP, storage and real transfers. Serves /metrics, the ladder page at / (this node's ladder\n"
+    "to each peer, from its own latest data), /-/healthy and /-/ready. Settings come from\n"
+    "flags, then the --config.file, then the defaults.\n\nFlags:\n";
 
 // Series fixed for the process lifetime.
 MetricSink ConstantSeries(const ExporterOptions& options) {
