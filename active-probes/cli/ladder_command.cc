@@ -10,6 +10,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -59,7 +60,7 @@ double Seconds(const std::string& flag, const FlagSet& flags, Status& status) {
 // Silent unless stderr is a terminal, so scripts and logs get only the result.
 class Progress {
  public:
-  Progress(int steps) : steps_(steps), enabled_(isatty(STDERR_FILENO) == 1) {}
+  explicit Progress(int steps) : steps_(steps), enabled_(isatty(STDERR_FILENO) == 1) {}
   ~Progress() { Stop(); }
 
   void Begin(const std::string& label, double expected_seconds) {
@@ -236,11 +237,16 @@ int RunLadderCommand(int argc, char** argv) {
   // the ladder of what ran is still printed.
   std::atomic<bool> stop{false};
   std::thread signals([&stop, mask = BlockShutdownSignals()] {
-    int number = 0;
-    sigwait(&mask, &number);
-    if (number == SIGUSR1) return;  // Our own wake-up at the end.
-    stop = true;
-    std::fprintf(stderr, "\nfabric_probe ladder: interrupted; finishing the current run\n");
+    for (;;) {
+      int number = 0;
+      sigwait(&mask, &number);
+      if (number == SIGUSR1) return;  // Our own wake-up at the end.
+      if (stop) std::_Exit(130);      // A second interrupt: the user will not wait.
+      stop = true;
+      std::fprintf(stderr,
+                   "\nfabric_probe ladder: interrupted; finishing the current run (again to "
+                   "quit now)\n");
+    }
   });
   struct Rung {
     const char* probe;

@@ -5,9 +5,11 @@ import json
 import os
 import pty
 import random
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -114,6 +116,26 @@ class LadderCliTest(unittest.TestCase):
         self.assertIn("[1/1] N-stream TCP", text)
         self.assertIn("█", text)
         self.assertRegex(text, r"\[1/1\] N-stream TCP +[0-9.]+ [GM]bit/s")
+
+    def test_interrupt_stops_storage_and_removes_its_files(self):
+        storage = os.path.join(self.tmp.name, "interrupted")
+        os.mkdir(storage)
+        p = subprocess.Popen([PROBE, "ladder", "--peer", self.peer, "--secret-file", self.secret, *SHORT,
+                              "--no-single-stream", "--no-rdma", "--storage", storage, "--storage-size", "64M",
+                              "--storage-duration", "60s", "--storage-reserve", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Interrupt once the storage run has created its file.
+        deadline = time.monotonic() + 60
+        while not os.listdir(storage) and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)
+        self.assertTrue(os.listdir(storage), "the storage run never started")
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("interrupted", err)
+        self.assertEqual(os.listdir(storage), [])
+        self.assertRegex(out, r"(?m)^▶ N-stream TCP .*◀ binding$")  # what ran is still printed
+        self.assertRegex(out, r"storage write +- +- +failed \(error\): interrupted")
 
     def test_refused_peer_prints_the_ladder_and_exits_1(self):
         p = subprocess.run([PROBE, "ladder", "--peer", f"127.0.0.1:{self.port + 1}", "--secret-file", self.secret,
