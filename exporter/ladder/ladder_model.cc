@@ -109,7 +109,10 @@ Layer RungLayer(const RungSpec& spec, const std::vector<const ProbeRecord*>& rec
     layer.status = failure.empty() ? "no result" : failure;
     return layer;
   }
-  const ProbeRecord& first = *records.front();
+  // Streams, latency and filesystem from a successful run (a failed one has no values).
+  const ProbeRecord& first = **std::find_if(records.begin(), records.end(), [](const auto* r) {
+    return r->success && r->timestamp_seconds > 0;
+  });
   if (double streams = Value(first, "streams"); streams > 1 && spec.per_path) {
     detail += Printf(std::string(spec.id) == "rdma" ? "; %.0f QPs" : "; %.0f streams", streams);
   }
