@@ -91,8 +91,9 @@ std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime*
   auto ladders =
       ladder::NodeLadders(*fleet, probes != nullptr && probes->loopback(), latest->families,
                           probes != nullptr ? probes->Results() : std::vector<ProbeRecord>{}, now);
-  return RenderLadderSection("The ladder of " + fleet->self, ladders,
-                             ladders.empty() ? "The fleet names no peer of this node." : "");
+  std::string note = ladder::KeepSlowestPaths(ladders, 16);
+  if (ladders.empty()) note = "The fleet names no peer of this node.";
+  return RenderLadderSection("The ladder of " + fleet->self, ladders, note);
 }
 
 int Run(int argc, char** argv) {

@@ -1,5 +1,8 @@
 #include "exporter/ladder/node_ladders.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "exporter/ladder/ladder_facts.h"
 
 namespace fabric::ladder {
@@ -45,6 +48,20 @@ std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
     ladders.push_back(BuildLadder(input));
   }
   return ladders;
+}
+
+std::string KeepSlowestPaths(std::vector<Ladder>& ladders, size_t limit) {
+  if (ladders.size() <= limit) return "";
+  auto network = [](const Ladder& l) {
+    return l.network_binding < 0 ? std::numeric_limits<double>::infinity()
+                                 : *l.layers[l.network_binding].bytes_per_second;
+  };
+  std::stable_sort(ladders.begin(), ladders.end(),
+                   [&](const Ladder& a, const Ladder& b) { return network(a) < network(b); });
+  const size_t total = ladders.size();
+  ladders.resize(limit);
+  return "Showing the " + std::to_string(limit) + " slowest of " + std::to_string(total) +
+         " paths (by the network's binding layer); the fleet dashboards show them all.";
 }
 
 }  // namespace fabric::ladder

@@ -16,4 +16,9 @@ std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
                                 const std::vector<prometheus::MetricFamily>& families,
                                 const std::vector<ProbeRecord>& records, double now_seconds);
 
+// A page of 999 ladders helps nobody: in a large fleet keep the `limit` paths whose network
+// binds lowest (paths with no measurement last), in that order. Returns a sentence saying what
+// was left out, or "" when nothing was.
+std::string KeepSlowestPaths(std::vector<Ladder>& ladders, size_t limit);
+
 }  // namespace fabric::ladder

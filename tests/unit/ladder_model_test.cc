@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "exporter/ladder/ladder_text.h"
+#include "exporter/ladder/node_ladders.h"
 
 namespace fabric::ladder {
 namespace {
@@ -156,6 +157,27 @@ TEST(LadderModel, ShapesInWords) {
   EXPECT_EQ(l.layers[l.network_binding].id, "pcie");  // 7.88e9: below RDMA and TCP now.
   EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 0.5e9);
   EXPECT_FALSE(LayerOf(l, "transfers").ceiling);
+}
+
+TEST(LadderModel, LargeFleetsKeepTheSlowestPaths) {
+  std::vector<Ladder> ladders;
+  for (double rate : {9e9, 3e9, 0.0, 5e9}) {
+    LadderInput in = HealthyPath();
+    in.records.clear();
+    if (rate > 0) in.records.push_back(Rung("tcp_multi", "node-b", "send", rate));
+    in.facts.pcie_current.reset();
+    in.facts.line_rate.reset();
+    in.peer = "node-b";
+    ladders.push_back(BuildLadder(in));
+  }
+  EXPECT_EQ(KeepSlowestPaths(ladders, 4), "");
+  EXPECT_EQ(ladders.size(), 4u);
+  EXPECT_EQ(KeepSlowestPaths(ladders, 2),
+            "Showing the 2 slowest of 4 paths (by the network's binding layer); the fleet "
+            "dashboards show them all.");
+  ASSERT_EQ(ladders.size(), 2u);
+  EXPECT_DOUBLE_EQ(*ladders[0].layers[ladders[0].binding].bytes_per_second, 3e9);
+  EXPECT_DOUBLE_EQ(*ladders[1].layers[ladders[1].binding].bytes_per_second, 5e9);
 }
 
 TEST(LadderText, TableMarksTheBindingLayerAndJsonNamesIt) {
