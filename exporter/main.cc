@@ -1,6 +1,7 @@
 // fabric_exporter: the fabric-ladder node daemon.
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -10,10 +11,12 @@
 #include "common/build_info.h"
 #include "common/log.h"
 #include "exporter/collectors/collector_table.h"
+#include "exporter/core/ladder_page.h"
 #include "exporter/core/landing_page.h"
 #include "exporter/core/scraper.h"
 #include "exporter/core/web_config.h"
 #include "exporter/core/web_server.h"
+#include "exporter/ladder/node_ladders.h"
 #include "exporter/options.h"
 #include "exporter/probes/probe_runtime.h"
 
@@ -23,8 +26,9 @@ namespace {
 constexpr char kUsageHeader[] =
     "Usage: fabric_exporter [FLAGS]\n\n"
     "Prometheus exporter for the capacity ladder of RDMA/RoCE/TCP fabrics: NIC, PCIe, RDMA,\n"
-    "TCP, storage and real transfers. Serves /metrics, a landing page at /, /-/healthy and\n"
-    "/-/ready. Settings come from flags, then the --config.file, then the defaults.\n\nFlags:\n";
+    "TCP, storage and real transfers. Serves /metrics, the ladder page at / (this node's ladder\n"
+    "to each peer, from its own latest data), /-/healthy and /-/ready. Settings come from\n"
+    "flags, then the --config.file, then the defaults.\n\nFlags:\n";
 
 // Series fixed for the process lifetime.
 MetricSink ConstantSeries(const ExporterOptions& options) {
@@ -63,6 +67,33 @@ LandingPageInfo MakeLandingInfo(const ExporterOptions& options) {
     info.collectors.push_back({std::string(spec.name), enabled, std::string(spec.summary)});
   }
   return info;
+}
+
+// The ladder section of "/": from the last scrape when one is recent (Prometheus scrapes
+// often), else from a scrape of our own, so the page needs no Prometheus.
+std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime* probes,
+                          const Scraper& scraper) {
+  if (!fleet) {
+    return RenderLadderSection(
+        "The ladder", {},
+        "No fleet configured, so no probes run and there is no path to draw. Add a fleet and a "
+        "probes section to the config (deploy/examples/fabric_exporter.yml), or start with "
+        "scripts/run for a loopback ladder of this machine.");
+  }
+  auto latest = scraper.Latest();
+  if (latest == nullptr ||
+      std::chrono::steady_clock::now() - latest->taken > std::chrono::minutes(1)) {
+    scraper.Collect();
+    latest = scraper.Latest();
+  }
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  auto ladders =
+      ladder::NodeLadders(*fleet, probes != nullptr && probes->loopback(), latest->families,
+                          probes != nullptr ? probes->Results() : std::vector<ProbeRecord>{}, now);
+  std::string note = ladder::KeepSlowestPaths(ladders, 16);
+  if (ladders.empty()) note = "The fleet names no peer of this node.";
+  return RenderLadderSection("The ladder of " + fleet->self, ladders, note);
 }
 
 int Run(int argc, char** argv) {
@@ -120,8 +151,10 @@ int Run(int argc, char** argv) {
   LandingPageInfo landing = MakeLandingInfo(options);
   WebRoutes routes;
   routes.telemetry_path = options.telemetry_path;
-  routes.landing_page = [landing, scraper] {
-    return RenderLandingPage(landing, scraper->Statuses());
+  const ProbeRuntime* probe_view = probes.get();  // Outlives the server (declared first).
+  routes.landing_page = [landing, scraper, probe_view, fleet = options.fleet] {
+    std::string ladder = LadderSection(fleet, probe_view, *scraper);
+    return RenderLandingPage(landing, scraper->Statuses(), ladder);
   };
   routes.ready = [] { return true; };
   WebServerOptions web;

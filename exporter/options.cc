@@ -129,6 +129,12 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
     if (options.config.Child("probes").present() && !options.fleet) {
       options.config.Fail("probes", "probes need a fleet section naming this node and its peers");
     }
+    if (options.probes.loopback && options.fleet && options.fleet->nodes.size() != 1) {
+      options.config.Child("probes").Fail(
+          "loopback",
+          "loopback probing is for a fleet of this node alone; remove the peers or "
+          "set loopback: false");
+    }
   }
   for (const auto& spec : table) {
     for (auto key : spec.flag_keys) {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "exporter/core/ladder_page.h"
+
 namespace fabric {
 
 std::string HtmlEscape(std::string_view s) {
@@ -32,14 +34,18 @@ std::string HtmlEscape(std::string_view s) {
 }
 
 std::string RenderLandingPage(const LandingPageInfo& info,
-                              const std::vector<CollectorStatus>& statuses) {
+                              const std::vector<CollectorStatus>& statuses,
+                              const std::string& ladder_section, int refresh_seconds) {
   std::string html =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>fabric_exporter</title><style>"
-      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}"
+      "<meta http-equiv=\"refresh\" content=\"" +
+      std::to_string(refresh_seconds) + "\"><title>fabric_exporter</title><style>" +
+      kLadderPageCss +
+      "body{font-family:system-ui,sans-serif;margin:2em;color:#222;background:#fafafa}"
       "table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #ddd;"
       "text-align:left}.ok{color:#17803d}.fail{color:#b91c1c}.off{color:#888}"
-      "</style></head><body>\n<h1>fabric_exporter</h1>\n<p>fabric-ladder node exporter, version " +
+      "</style></head><body>\n" +
+      ladder_section + "<h1>fabric_exporter</h1>\n<p>fabric-ladder node exporter, version " +
       HtmlEscape(info.version) + ". Metrics: <a href=\"" + HtmlEscape(info.telemetry_path) + "\">" +
       HtmlEscape(info.telemetry_path) +
       "</a>. Health: <a href=\"/-/healthy\">/-/healthy</a>, <a href=\"/-/ready\">/-/ready</a>."

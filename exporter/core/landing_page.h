@@ -1,5 +1,5 @@
-// The HTML landing page at "/": what this exporter is, where its metrics are,
-// and each collector's state in the last scrape. No external assets.
+// The HTML landing page at "/": the ladder, what this exporter is, where its
+// metrics are, and each collector's state in the last scrape. No external assets.
 #pragma once
 
 #include <string>
@@ -25,7 +25,10 @@ struct LandingPageInfo {
 
 std::string HtmlEscape(std::string_view s);
 
+// `ladder_section` (HTML, see ladder_page.h) comes first; the page refreshes itself every
+// `refresh_seconds` so the ladder stays current on a wall screen.
 std::string RenderLandingPage(const LandingPageInfo& info,
-                              const std::vector<CollectorStatus>& statuses);
+                              const std::vector<CollectorStatus>& statuses,
+                              const std::string& ladder_section = "", int refresh_seconds = 30);
 
 }  // namespace fabric

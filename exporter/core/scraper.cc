@@ -48,16 +48,25 @@ std::vector<prometheus::MetricFamily> Scraper::Collect() const {
               s.duration_seconds);
     statuses.push_back(std::move(s));
   }
+  auto families = out.TakeSorted();
+  auto snapshot = std::make_shared<const ScrapeSnapshot>(
+      ScrapeSnapshot{families, std::chrono::steady_clock::now()});
   {
     std::lock_guard<std::mutex> lock(status_mutex_);
     statuses_ = std::move(statuses);
+    latest_ = std::move(snapshot);
   }
-  return out.TakeSorted();
+  return families;
 }
 
 std::vector<CollectorStatus> Scraper::Statuses() const {
   std::lock_guard<std::mutex> lock(status_mutex_);
   return statuses_;
+}
+
+std::shared_ptr<const ScrapeSnapshot> Scraper::Latest() const {
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  return latest_;
 }
 
 }  // namespace fabric

@@ -31,6 +31,13 @@ struct CollectorStatus {
   size_t samples = 0;
 };
 
+// The families one scrape returned, kept for readers that need the exporter's latest data
+// without scraping again (the ladder page).
+struct ScrapeSnapshot {
+  std::vector<prometheus::MetricFamily> families;
+  std::chrono::steady_clock::time_point taken;
+};
+
 class Scraper : public prometheus::Collectable {
  public:
   // `constant` holds series fixed for the process lifetime (build info).
@@ -40,6 +47,9 @@ class Scraper : public prometheus::Collectable {
 
   std::vector<CollectorStatus> Statuses() const;
 
+  // The last scrape's families; nullptr before the first scrape.
+  std::shared_ptr<const ScrapeSnapshot> Latest() const;
+
  private:
   // Scrapes are serialised: collectors may keep state between scrapes, and
   // running two at once would only double the load on procfs.
@@ -48,6 +58,7 @@ class Scraper : public prometheus::Collectable {
   const MetricSink constant_;
   mutable std::mutex status_mutex_;
   mutable std::vector<CollectorStatus> statuses_;
+  mutable std::shared_ptr<const ScrapeSnapshot> latest_;
 };
 
 }  // namespace fabric

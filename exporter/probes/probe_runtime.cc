@@ -36,8 +36,9 @@ std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& rela
 
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
-  section.ExpectMapWithKeys({"state_file", "recording", "max_splay", "skip_when_busy_fraction",
-                             "secret_file", "path", "tcp", "responder", "storage", "rdma"});
+  section.ExpectMapWithKeys({"state_file", "recording", "loopback", "max_splay",
+                             "skip_when_busy_fraction", "secret_file", "path", "tcp", "responder",
+                             "storage", "rdma"});
   settings.state_file = section.String("state_file").value_or("");
   if (auto recording = section.String("recording"); recording && !recording->empty()) {
     std::filesystem::path p(*recording);
@@ -50,6 +51,7 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
     if (loaded.absent()) section.Fail("recording", settings.recording + ": no such file");
     if (!loaded.ok()) section.Fail("recording", loaded.error().message);
   }
+  settings.loopback = section.Bool("loopback").value_or(false);
   settings.max_splay_seconds =
       section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
   settings.skip_when_busy_fraction =
@@ -88,6 +90,9 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   rd.device = rdma.String("device").value_or("");
   rd.max_region_bytes = static_cast<uint64_t>(
       rdma.Int("max_region", 1 << 20, int64_t{1} << 40).value_or(int64_t{1} << 30));
+  if (settings.loopback && !t.enabled) {
+    section.Fail("loopback", "loopback probing runs the TCP rungs: configure probes.tcp");
+  }
   if (rd.enabled && !t.enabled) {
     rdma.Fail("enabled", "the RDMA rung runs in the TCP probe's plan rounds: configure probes.tcp");
   }
@@ -184,12 +189,15 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     };
     tasks.push_back(std::move(task));
   }
-  if (settings_.tcp.enabled && fleet_.nodes.size() > 1) {
+  // Loopback: this node's own responder is the only peer, probed every round.
+  const FleetNode loopback_peer{"loopback", self.address, self.interface, self.mtu};
+  if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
     for (const FleetNode& peer : fleet_.nodes) {
-      if (peer.name == self.name) continue;
-      for (const auto& key : TcpLadderKeys(settings_.tcp, peer.name)) store_.Expect(key);
+      if (peer.name == self.name && !settings_.loopback) continue;
+      const std::string target = settings_.loopback ? loopback_peer.name : peer.name;
+      for (const auto& key : TcpLadderKeys(settings_.tcp, target)) store_.Expect(key);
       if (settings_.rdma.enabled) {
-        for (const auto& key : RdmaLadderKeys(peer.name)) store_.Expect(key);
+        for (const auto& key : RdmaLadderKeys(target)) store_.Expect(key);
       }
     }
     // One run per plan round, aligned to the wall clock so every node agrees
@@ -206,11 +214,11 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timing.first_due_seconds = (std::floor(now / round) + 1) * round - now + offset(seed);
     task.timeout = Seconds(round);
     task.skip_reason = skip;
-    task.run = [this, self, round](const CancelToken&) {
+    task.run = [this, self, round, loopback_peer](const CancelToken&) {
       const uint64_t number = static_cast<uint64_t>(std::floor(WallSeconds() / round));
       auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
-      if (!planned || !planned->initiator) return ProbeOutcome::kIdle;
-      const FleetNode& peer = fleet_.nodes[planned->peer];
+      if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
+      const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
       ProbeOutcome outcome =
           RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(), store_);
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy) {

@@ -43,6 +43,10 @@ struct ProbeSettings {
   // A state file recorded elsewhere, reported in place of running any probe (fixture trees,
   // reviewing a captured node offline). Set: no probe runs and the responder stays off.
   std::string recording;
+  // A single machine probing its own responder (first run, a demo, a laptop): the TCP, RDMA
+  // rungs of every plan round go to this node's own address, with target "loopback". Needs a
+  // fleet of one node.
+  bool loopback = false;
   double max_splay_seconds = 300;
   // Probes are skipped while the fabric interface already carries more than
   // this fraction of its line rate in either direction (real traffic would
@@ -69,6 +73,10 @@ class ProbeRuntime {
 
   // The `probes` collector for the scraper.
   std::unique_ptr<Collector> MakeCollector() const;
+
+  // Every probe's latest result (the ladder page reads them).
+  std::vector<ProbeRecord> Results() const { return store_.Snapshot(); }
+  bool loopback() const { return settings_.loopback; }
 
  private:
   void Persist();

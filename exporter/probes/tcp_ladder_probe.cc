@@ -13,10 +13,12 @@ double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Runs one rung (`streams` streams, both directions) and records it.
-ProbeOutcome RunRung(const std::string& rung, uint32_t streams, const TcpLadderSettings& settings,
-                     const FleetNode& self, const FleetNode& peer, const std::string& procfs,
-                     const std::string& sysfs, ResultStore& store) {
+}  // namespace
+
+ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settings,
+                        const FleetNode& self, const FleetNode& peer, const std::string& procfs,
+                        const std::string& sysfs, ResultStore& store) {
+  const uint32_t streams = rung == "tcp_single" ? 1 : settings.streams;
   probe::TcpProbeOptions options;
   options.peer = {peer.address, settings.port};
   options.bind_address = self.address;
@@ -83,8 +85,6 @@ ProbeOutcome RunRung(const std::string& rung, uint32_t streams, const TcpLadderS
   return ProbeOutcome::kSuccess;
 }
 
-}  // namespace
-
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer) {
   std::vector<ProbeKey> keys;
   for (const char* direction : {"send", "receive"}) {
@@ -97,10 +97,9 @@ std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
                           const FleetNode& peer, const std::string& procfs,
                           const std::string& sysfs, ResultStore& store) {
-  ProbeOutcome multi =
-      RunRung("tcp_multi", settings.streams, settings, self, peer, procfs, sysfs, store);
+  ProbeOutcome multi = RunTcpRung("tcp_multi", settings, self, peer, procfs, sysfs, store);
   if (multi != ProbeOutcome::kSuccess || !settings.single_stream) return multi;
-  return RunRung("tcp_single", 1, settings, self, peer, procfs, sysfs, store);
+  return RunTcpRung("tcp_single", settings, self, peer, procfs, sysfs, store);
 }
 
 }  // namespace fabric

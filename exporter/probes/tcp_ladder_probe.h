@@ -28,6 +28,12 @@ struct TcpLadderSettings {
 // The ProbeRecords every TCP rung to `peer` produces, for ResultStore::Expect.
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer);
 
+// Runs one rung, "tcp_multi" (settings.streams streams) or "tcp_single" (one stream), both
+// directions, and records it.
+ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settings,
+                        const FleetNode& self, const FleetNode& peer, const std::string& procfs,
+                        const std::string& sysfs, ResultStore& store);
+
 // Runs the TCP rungs against `peer` and records them. Returns the scheduler
 // outcome (busy when the peer's responder stayed busy).
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,

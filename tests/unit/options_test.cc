@@ -1,6 +1,7 @@
 #include "exporter/options.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -98,6 +99,26 @@ TEST(OptionsTest, ConfigErrorsNameFileLineAndKey) {
   EXPECT_EQ(ConfigErrorOf("web:\n  telemetry_path: metrics\n")
                 .rfind("bad.yml:2:19: key web.telemetry_path:", 0),
             0u);
+}
+
+TEST(OptionsTest, LoopbackIsForAFleetOfOneWithTcp) {
+  testing::TestDir dir;
+  auto secret = dir.Write("secret", "0123456789abcdef0123456789abcdef\n");
+  ::chmod(secret.c_str(), 0600);
+  const std::string fleet = "fleet:\n  self: a\n  nodes:\n    - {name: a, address: 127.0.0.1}\n";
+  EXPECT_EQ(ConfigErrorOf(fleet + "probes:\n  loopback: true\n"),
+            "bad.yml:6:13: key probes.loopback: loopback probing runs the TCP rungs: configure "
+            "probes.tcp");
+  EXPECT_EQ(
+      ConfigErrorOf(fleet +
+                    "    - {name: b, address: 127.0.0.2}\nprobes:\n  loopback: "
+                    "true\n  secret_file: " +
+                    secret + "\n  tcp: {round: 20s, duration: 1s, warmup: 0s}\n"),
+      "bad.yml:7:13: key probes.loopback: loopback probing is for a fleet of this node alone; "
+      "remove the peers or set loopback: false");
+  auto file = dir.Write("good.yml", fleet + "probes:\n  loopback: true\n  secret_file: " + secret +
+                                        "\n  tcp: {round: 20s, duration: 1s, warmup: 0s}\n");
+  EXPECT_TRUE(Resolve({"--config.file=" + file}).probes.loopback);
 }
 
 TEST(OptionsTest, BadFlagValuesNameTheFlag) {

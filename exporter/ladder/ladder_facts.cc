@@ -1,0 +1,93 @@
+#include "exporter/ladder/ladder_facts.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace fabric::ladder {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+
+std::string Label(const ClientMetric& m, const std::string& name) {
+  for (const auto& l : m.label) {
+    if (l.name == name) return l.value;
+  }
+  return "";
+}
+
+double ValueOf(const ClientMetric& m) {
+  // Collectors write gauges, counters and infos (gauges of 1); untyped never.
+  return m.gauge.value != 0 ? m.gauge.value : m.counter.value;
+}
+
+const MetricFamily* FamilyNamed(const std::vector<MetricFamily>& families, const std::string& n) {
+  auto it = std::find_if(families.begin(), families.end(),
+                         [&](const MetricFamily& f) { return f.name == n; });
+  return it == families.end() ? nullptr : &*it;
+}
+
+// The value of `family` at the sample whose `label` is `value`.
+std::optional<double> Lookup(const std::vector<MetricFamily>& families, const std::string& family,
+                             const std::string& label, const std::string& value) {
+  const MetricFamily* f = FamilyNamed(families, family);
+  if (f == nullptr) return std::nullopt;
+  for (const auto& m : f->metric) {
+    if (Label(m, label) == value) return ValueOf(m);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
+                               const std::string& interface,
+                               const std::map<std::string, std::string>& peer_names) {
+  PassiveFacts facts;
+  facts.interface = interface;
+  if (!interface.empty()) {
+    if (auto speed = Lookup(families, "fabric_netdev_speed_bytes", "device", interface);
+        speed && *speed > 0) {
+      facts.line_rate = *speed;
+    }
+    if (const MetricFamily* info = FamilyNamed(families, "fabric_pcie_netdev_info")) {
+      for (const auto& m : info->metric) {
+        if (Label(m, "device") == interface) facts.pcie_address = Label(m, "address");
+      }
+    }
+  }
+  const std::string& address = facts.pcie_address;
+  if (!address.empty()) {
+    facts.pcie_current =
+        Lookup(families, "fabric_pcie_path_current_bandwidth_bytes_per_second", "address", address);
+    facts.pcie_capable =
+        Lookup(families, "fabric_pcie_path_capable_bandwidth_bytes_per_second", "address", address);
+    facts.pcie_slot_limited =
+        Lookup(families, "fabric_pcie_path_slot_limited", "address", address).value_or(0) > 0;
+    facts.pcie_downtrained_hops = static_cast<int>(
+        Lookup(families, "fabric_pcie_path_downtrained_hops", "address", address).value_or(0));
+    facts.pcie_capable_width = static_cast<int>(
+        Lookup(families, "fabric_pcie_link_max_width_lanes", "address", address).value_or(0));
+    // The narrowest hop's trained width: the link the bottleneck info names.
+    std::string hop = address;
+    if (const MetricFamily* b = FamilyNamed(families, "fabric_pcie_path_bottleneck_info")) {
+      for (const auto& m : b->metric) {
+        if (Label(m, "address") == address && !Label(m, "hop").empty()) hop = Label(m, "hop");
+      }
+    }
+    facts.pcie_width = static_cast<int>(
+        Lookup(families, "fabric_pcie_link_current_width_lanes", "address", hop).value_or(0));
+  }
+  if (const MetricFamily* flows =
+          FamilyNamed(families, "fabric_flows_best_flow_goodput_bytes_per_second")) {
+    for (const auto& m : flows->metric) {
+      auto name = peer_names.find(Label(m, "peer"));
+      if (name == peer_names.end()) continue;
+      double& best = facts.transfers[name->second];
+      best = std::max(best, ValueOf(m));
+    }
+  }
+  return facts;
+}
+
+}  // namespace fabric::ladder

@@ -1,0 +1,23 @@
+// The ladder's passive layers from one scrape's metric families: the fabric interface's line
+// rate (netdev), its PCIe path (pcie, joined through fabric_pcie_netdev_info as the rules do)
+// and the best real bulk flow per peer (flows). The same families /metrics serves, so the page
+// and Prometheus never disagree.
+#pragma once
+
+#include <prometheus/metric_family.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exporter/ladder/ladder_model.h"
+
+namespace fabric::ladder {
+
+// `interface` is the fabric interface; `peer_names` maps a peer's address to its fleet name
+// (the flows collector labels flows by address).
+PassiveFacts FactsFromFamilies(const std::vector<prometheus::MetricFamily>& families,
+                               const std::string& interface,
+                               const std::map<std::string, std::string>& peer_names);
+
+}  // namespace fabric::ladder

@@ -1,0 +1,85 @@
+// The ladder model shared by the exporter's page at "/" and `fabric_probe ladder`: from the
+// passive facts of a node (line rate, PCIe path, real transfers) and its probe results, one
+// ladder per path with each layer's ceiling, its fraction of line rate, the binding layer, the
+// self-check verdicts and the bottleneck shapes in words. Pure: no I/O, no clock.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exporter/probes/result_store.h"
+
+namespace fabric::ladder {
+
+// What the node's collectors know, independent of any probe.
+struct PassiveFacts {
+  std::string interface;               // The fabric interface; empty when unknown.
+  std::optional<double> line_rate;     // Bytes/s; nullopt when the interface has no speed.
+  std::string pcie_address;            // The interface's PCI function, when it has one.
+  std::optional<double> pcie_current;  // Bytes/s through the narrowest trained hop.
+  std::optional<double> pcie_capable;  // Bytes/s the path could carry at full training.
+  int pcie_width = 0;                  // Trained lanes of the narrowest hop (0: unknown).
+  int pcie_capable_width = 0;          // Lanes the device itself supports.
+  bool pcie_slot_limited = false;      // A hop upstream is narrower than the card can train.
+  int pcie_downtrained_hops = 0;       // Hops trained below what both ends support.
+  // Real bulk transfers to each peer (by peer name): the best flow's goodput, bytes/s.
+  std::map<std::string, double> transfers;
+};
+
+struct LadderInput {
+  std::string node;
+  std::string peer;  // The path's far end (a fleet node name, or "loopback").
+  bool loopback = false;
+  PassiveFacts facts;
+  // Every probe result of the node; the ladder takes those of `peer` and the storage rungs.
+  std::vector<ProbeRecord> records;
+  double now_seconds = 0;  // Unix time, for the age of each result.
+  // Said for a layer no record covers, e.g. "not run (no --storage)"; default "not configured".
+  std::map<std::string, std::string> absent_reasons;
+};
+
+struct Layer {
+  std::string id;     // line, pcie, rdma, tcp_multi, tcp_single, storage_read, storage_write,
+                      // transfers: the `layer` label of the recording rules.
+  std::string title;  // "NIC line rate", "N-stream TCP", ...
+  // Counts for the binding layer. 1-stream TCP is a per-stream property of the tool and real
+  // transfers are usage, not capacity, as in the recording rules.
+  bool ceiling = true;
+  std::optional<double> bytes_per_second;  // The worse direction when both were measured.
+  std::optional<double> line_fraction;     // Of the line rate, when it is known.
+  std::string detail;                      // Directions, streams, latency...
+  std::string status;                      // Why there is no number.
+  std::vector<std::string> verdicts;       // Raised self-checks, by name.
+  bool self_checked = false;               // A probe ran its self-checks on this layer.
+  double age_seconds = -1;                 // Since the newest result; -1: none or unknown.
+};
+
+struct Ladder {
+  std::string node;
+  std::string peer;
+  bool loopback = false;
+  std::string interface;
+  std::optional<double> line_rate;
+  double scale_bytes_per_second = 0;  // The full width of a bar.
+  std::string scale_note;             // What the bars are scaled to, in words.
+  std::vector<Layer> layers;
+  int binding = -1;                 // Index into layers; -1 when nothing is measured.
+  int network_binding = -1;         // The lowest network ceiling (storage left out).
+  std::string binding_text;         // The binding layer in one sentence.
+  std::vector<std::string> shapes;  // Detected bottleneck shapes, in words.
+};
+
+Ladder BuildLadder(const LadderInput& input);
+
+// "92.1 Gbit/s", "850 Mbit/s": the ladder compares layers in bits per second like NIC speeds.
+std::string FormatRate(double bytes_per_second);
+// "92%", "4.8%".
+std::string FormatPercent(double fraction);
+// The self-check verdicts of the ladder in one sentence.
+std::string VerdictSummary(const Ladder& ladder);
+// One raised self-check in words, e.g. "CPU-bound: a harness ceiling, not the fabric".
+std::string VerdictWords(const std::string& verdict);
+
+}  // namespace fabric::ladder

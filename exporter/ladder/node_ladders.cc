@@ -1,0 +1,67 @@
+#include "exporter/ladder/node_ladders.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "exporter/ladder/ladder_facts.h"
+
+namespace fabric::ladder {
+
+std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
+                                const std::vector<prometheus::MetricFamily>& families,
+                                const std::vector<ProbeRecord>& records, double now_seconds) {
+  const FleetNode& self = fleet.Self();
+  std::vector<std::string> peers;
+  std::map<std::string, std::string> peer_names;
+  if (loopback) {
+    peers.push_back("loopback");
+  } else {
+    for (const auto& node : fleet.nodes) {
+      if (node.name == self.name) continue;
+      peers.push_back(node.name);
+      peer_names[node.address] = node.name;
+    }
+  }
+  std::vector<Ladder> ladders;
+  for (const auto& peer : peers) {
+    // The configured fabric interface; without one, the interface the TCP probe's traffic
+    // left through.
+    std::string interface = self.interface;
+    for (const auto& r : records) {
+      if (!interface.empty()) break;
+      auto it = r.info.find("interface");
+      if (r.key.target == peer && it != r.info.end()) interface = it->second;
+    }
+    LadderInput input;
+    input.node = self.name;
+    input.peer = peer;
+    input.loopback = loopback;
+    input.facts = FactsFromFamilies(families, interface, peer_names);
+    input.records = records;
+    input.now_seconds = now_seconds;
+    input.absent_reasons = {{"rdma", "not configured (probes.rdma)"},
+                            {"tcp_multi", "not configured (probes.tcp)"},
+                            {"tcp_single", "not configured (probes.tcp.single_stream)"},
+                            {"storage_read", "not configured (probes.storage)"},
+                            {"storage_write", "not configured (probes.storage)"}};
+    if (loopback) input.absent_reasons["transfers"] = "loopback: no real transfers to a peer";
+    ladders.push_back(BuildLadder(input));
+  }
+  return ladders;
+}
+
+std::string KeepSlowestPaths(std::vector<Ladder>& ladders, size_t limit) {
+  if (ladders.size() <= limit) return "";
+  auto network = [](const Ladder& l) {
+    return l.network_binding < 0 ? std::numeric_limits<double>::infinity()
+                                 : *l.layers[l.network_binding].bytes_per_second;
+  };
+  std::stable_sort(ladders.begin(), ladders.end(),
+                   [&](const Ladder& a, const Ladder& b) { return network(a) < network(b); });
+  const size_t total = ladders.size();
+  ladders.resize(limit);
+  return "Showing the " + std::to_string(limit) + " slowest of " + std::to_string(total) +
+         " paths (by the network's binding layer); the fleet dashboards show them all.";
+}
+
+}  // namespace fabric::ladder
