@@ -16,7 +16,7 @@ double WallSeconds() {
 // Runs one rung (`streams` streams, both directions) and records it.
 ProbeOutcome RunRung(const std::string& rung, uint32_t streams, const TcpLadderSettings& settings,
                      const FleetNode& self, const FleetNode& peer, const std::string& procfs,
-                     const std::string& sysfs, ResultStore& store) {
+                     const std::string& sysfs, const std::atomic<bool>* stop, ResultStore& store) {
   probe::TcpProbeOptions options;
   options.peer = {peer.address, settings.port};
   options.bind_address = self.address;
@@ -30,12 +30,18 @@ ProbeOutcome RunRung(const std::string& rung, uint32_t streams, const TcpLadderS
   options.pin = false;  // The exporter shares the host; let the scheduler place threads.
   options.procfs = procfs;
   options.sysfs = sysfs;
+  options.stop = stop;
   const auto start = std::chrono::steady_clock::now();
   auto result = probe::RunTcpProbe(options);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result.ok()) {
     auto kind = probe::ErrorKindOf(result.error());
+    if (kind == ProbeErrorKind::kInterrupted) {
+      // Shutdown: a cut-short run is no result and no failure of the peer.
+      log::Info("tcp probe interrupted", {{"probe", rung}, {"peer", peer.name}});
+      return ProbeOutcome::kFailure;
+    }
     log::Warn("tcp probe failed",
               {{"probe", rung}, {"peer", peer.name}, {"err", result.error().message}});
     for (const char* direction : {"send", "receive"}) {
@@ -96,11 +102,12 @@ std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std
 
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
                           const FleetNode& peer, const std::string& procfs,
-                          const std::string& sysfs, ResultStore& store) {
+                          const std::string& sysfs, const std::atomic<bool>* stop,
+                          ResultStore& store) {
   ProbeOutcome multi =
-      RunRung("tcp_multi", settings.streams, settings, self, peer, procfs, sysfs, store);
+      RunRung("tcp_multi", settings.streams, settings, self, peer, procfs, sysfs, stop, store);
   if (multi != ProbeOutcome::kSuccess || !settings.single_stream) return multi;
-  return RunRung("tcp_single", 1, settings, self, peer, procfs, sysfs, store);
+  return RunRung("tcp_single", 1, settings, self, peer, procfs, sysfs, stop, store);
 }
 
 }  // namespace fabric
