@@ -144,13 +144,13 @@ class FaultsTest(unittest.TestCase):
         return p
 
     def config(self, peer_address=ADDR_B, a_first=True, path="{enabled: false}", tcp=None,
-               mtu=""):
+               mtu="", extra=""):
         nodes = [f"    - {{name: node-a, address: {ADDR_A}, interface: fxa0{mtu}}}",
                  f"    - {{name: node-b, address: {peer_address}, interface: fxb0{mtu}}}"]
         if not a_first:
             nodes.reverse()
         tcp_line = ("  tcp: {" + tcp + f", port: {PORT}, single_stream: false, streams: 2}}"
-                    if tcp else "")
+                    if tcp else "") + extra
         path_file = os.path.join(self.state_dir, "fabric_exporter.yml")
         with open(path_file, "w") as f:
             f.write(CONFIG.format(nodes="\n".join(nodes), secret=self.secret,
@@ -315,6 +315,23 @@ class FaultsTest(unittest.TestCase):
             time.sleep(1.5)  # Past the warm-up, inside the measured window.
             self.assert_clean_shutdown(e)
             self.assertIn('"shutting down"', "".join(e.log_lines))
+
+    def test_sigterm_while_serving_a_peers_probe(self):
+        # The embedded responder, mid-session for a peer's `fabric_probe tcp`.
+        responder = f"  responder: {{enabled: true, listen: ['{ADDR_A}:{PORT}']}}"
+        with Exporter(self.config(extra=responder), netns=NS_A) as e:
+            client = self.spawn(NS_B, PROBE, "tcp", f"--peer={ADDR_A}:{PORT}",
+                                "--secret-file=" + self.secret, "--duration=4s", "--streams=2")
+            deadline = time.monotonic() + 10
+            while len(exporter_connections(NS_A, e.proc.pid, ADDR_B)) < 3:
+                self.assertLess(time.monotonic(), deadline, "the peer's probe did not start")
+                time.sleep(0.05)
+            time.sleep(1)
+            self.assert_clean_shutdown(e)
+            # The peer's probe ends with an error instead of hanging on us.
+            out, _ = client.communicate(timeout=15)
+            self.assertNotEqual(client.returncode, 0, out)
+            print("    peer's probe: " + out.strip().splitlines()[-1], file=sys.stderr)
 
     # --- path probe -------------------------------------------------------
 
