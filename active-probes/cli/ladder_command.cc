@@ -44,8 +44,8 @@ constexpr char kHelp[] =
     "\n"
     "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
     "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
-    "SIGTERM (the current run finishes, a storage run stops and removes its files, and the\n"
-    "ladder of what ran is printed).\n\n";
+    "SIGTERM (the current TCP or storage run stops, a storage run removes its files, and the\n"
+    "ladder of what finished is printed).\n\n";
 
 double Seconds(const std::string& flag, const FlagSet& flags, Status& status) {
   auto d = ParseDurationFlag(flag, flags.GetString(flag));
@@ -233,8 +233,8 @@ int RunLadderCommand(int argc, char** argv) {
   const std::string procfs(SysRoot::kDefaultProcfs), sysfs(SysRoot::kDefaultSysfs);
   const double tcp_run = 2 * (tcp.duration_seconds + tcp.warmup_seconds) + 1;
   ResultStore store;
-  // Ctrl-C ends the run between rungs (and a storage run at once, which removes its files);
-  // the ladder of what ran is still printed.
+  // Ctrl-C ends the running TCP or storage rung at once (a storage run removes its files); the
+  // ladder of what finished is still printed.
   std::atomic<bool> stop{false};
   std::thread signals([&stop, mask = BlockShutdownSignals()] {
     for (;;) {
@@ -256,10 +256,11 @@ int RunLadderCommand(int argc, char** argv) {
   };
   std::vector<Rung> rungs;
   rungs.push_back({"tcp_multi", "N-stream TCP", tcp_run,
-                   [&] { RunTcpRung("tcp_multi", tcp, self, peer, procfs, sysfs, store); }});
+                   [&] { RunTcpRung("tcp_multi", tcp, self, peer, procfs, sysfs, &stop, store); }});
   if (tcp.single_stream) {
-    rungs.push_back({"tcp_single", "1-stream TCP", tcp_run,
-                     [&] { RunTcpRung("tcp_single", tcp, self, peer, procfs, sysfs, store); }});
+    rungs.push_back({"tcp_single", "1-stream TCP", tcp_run, [&] {
+                       RunTcpRung("tcp_single", tcp, self, peer, procfs, sysfs, &stop, store);
+                     }});
   }
   if (flags.GetBool("rdma")) {
     rungs.push_back({"rdma", "RDMA write", rdma.duration_seconds + rdma.warmup_seconds + 1, [&] {

@@ -29,6 +29,8 @@ int ExitCodeFor(ProbeErrorKind k) {
       return 7;
     case ProbeErrorKind::kRejected:
       return 8;
+    case ProbeErrorKind::kAborted:      // The responder went away mid-run.
+    case ProbeErrorKind::kInterrupted:  // The CLI sets no stop flag.
     case ProbeErrorKind::kOther:
       break;
   }

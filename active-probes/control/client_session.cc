@@ -13,18 +13,21 @@ void WaitForClose(LineConn& conn) {
 }
 
 Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retry_ms) {
-  auto fd = Dial(o.peer, o.bind_address, o.timeout);
+  auto fd = Dial(o.peer, o.bind_address, o.timeout, 0, 0, true, o.stop);
   if (!fd.ok()) return Unexpected{fd.error()};
   LineConn conn(std::move(*fd));
+  conn.set_stop(o.stop);
   auto deadline = [&] { return Clock::now() + o.timeout; };
   Message hello;
   hello.verb = "HELLO";
   hello.Set("v", static_cast<uint64_t>(kProtocolVersion)).Set("probe", o.probe);
   if (auto s = conn.Write(hello, deadline()); !s.ok()) {
+    if (StartsWith(s.error().message, "interrupted:")) return Unexpected{s.error()};
     return MakeError("refused: " + PeerText(o.peer) + " closed the connection");
   }
   auto first = conn.Read(deadline());
   if (!first.ok()) {
+    if (StartsWith(first.error().message, "interrupted:")) return Unexpected{first.error()};
     if (StartsWith(first.error().message, "timeout")) {
       return MakeError("timeout: " + PeerText(o.peer) + " did not answer HELLO");
     }
@@ -51,6 +54,9 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
   auth.Set("mac", ComputeMac(o.secret, "client", server_nonce, client_nonce));
   if (auto s = conn.Write(auth, deadline()); !s.ok()) return Unexpected{s.error()};
   auto reply = conn.Read(deadline());
+  if (!reply.ok() && StartsWith(reply.error().message, "interrupted:")) {
+    return Unexpected{reply.error()};
+  }
   if (!reply.ok() || reply->verb != "AUTH_OK") {
     if (reply.ok()) WaitForClose(conn);
     return MakeError("auth: " + PeerText(o.peer) +

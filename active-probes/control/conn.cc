@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/stop_flag.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
@@ -20,6 +21,24 @@ int MillisUntil(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   return left.count() < 0 ? 0 : static_cast<int>(left.count());
 }
+
+constexpr int kStopped = -2;
+
+// poll(2) on one fd until the deadline, retried on EINTR, in slices when a
+// stop flag is given: >0 ready, 0 deadline passed, -1 error, or kStopped.
+int PollUntil(int fd, short events, Clock::time_point deadline, const std::atomic<bool>* stop) {
+  for (;;) {
+    if (StopRequested(stop)) return kStopped;
+    const int left = MillisUntil(deadline);
+    const int slice = stop == nullptr ? left : std::min<int>(left, kStopSlice.count());
+    pollfd p{fd, events, 0};
+    int n = ::poll(&p, 1, slice);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 0 || slice == left) return n;
+  }
+}
+
+Unexpected Interrupted() { return MakeError("interrupted: stopped (shutdown)"); }
 
 Result<sockaddr_storage> Resolve(const std::string& host, uint16_t port, bool passive) {
   addrinfo hints{};
@@ -78,7 +97,8 @@ Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port) {
 }
 
 Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
-                      std::chrono::milliseconds timeout, int rcvbuf, int sndbuf, bool nodelay) {
+                      std::chrono::milliseconds timeout, int rcvbuf, int sndbuf, bool nodelay,
+                      const std::atomic<bool>* stop) {
   auto addr = Resolve(peer.host, peer.port, false);
   if (!addr.ok()) return Unexpected{addr.error()};
   UniqueFd fd(::socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -99,11 +119,8 @@ Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
     return MakeError(kind + ": connect to " + Describe(peer) + ": " + std::strerror(err));
   }
   if (rc != 0) {
-    pollfd p{fd.get(), POLLOUT, 0};
-    int n;
-    do {
-      n = ::poll(&p, 1, static_cast<int>(timeout.count()));
-    } while (n < 0 && errno == EINTR);
+    int n = PollUntil(fd.get(), POLLOUT, Clock::now() + timeout, stop);
+    if (n == kStopped) return Interrupted();
     if (n == 0) {
       return MakeError("timeout: no answer from " + Describe(peer) + " within " +
                        std::to_string(timeout.count()) + " ms");
@@ -159,11 +176,11 @@ sockaddr_storage LocalAddress(int fd) {
   return ss;
 }
 
-Status WriteAll(int fd, std::string_view data, Clock::time_point deadline) {
+Status WriteAll(int fd, std::string_view data, Clock::time_point deadline,
+                const std::atomic<bool>* stop) {
   while (!data.empty()) {
-    pollfd p{fd, POLLOUT, 0};
-    int n = ::poll(&p, 1, MillisUntil(deadline));
-    if (n < 0 && errno == EINTR) continue;
+    int n = PollUntil(fd, POLLOUT, deadline, stop);
+    if (n == kStopped) return Interrupted();
     if (n == 0) return MakeError("timeout: control write");
     ssize_t w = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -182,9 +199,8 @@ Result<Message> LineConn::Read(Clock::time_point deadline) {
       return ParseMessage(line);
     }
     if (buf_.size() > kMaxLineBytes) return MakeError("control message over 64 KiB");
-    pollfd p{fd_.get(), POLLIN, 0};
-    int n = ::poll(&p, 1, MillisUntil(deadline));
-    if (n < 0 && errno == EINTR) continue;
+    int n = PollUntil(fd_.get(), POLLIN, deadline, stop_);
+    if (n == kStopped) return Interrupted();
     if (n == 0) return MakeError("timeout: no complete control message in time");
     char tmp[1024];
     // One line at a time would be slow; reading ahead is safe because data
@@ -198,7 +214,7 @@ Result<Message> LineConn::Read(Clock::time_point deadline) {
 }
 
 Status LineConn::Write(const Message& m, Clock::time_point deadline) {
-  return WriteAll(fd_.get(), FormatMessage(m), deadline);
+  return WriteAll(fd_.get(), FormatMessage(m), deadline, stop_);
 }
 
 }  // namespace fabric::probe

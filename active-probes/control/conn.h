@@ -7,6 +7,7 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -33,10 +34,10 @@ Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port);
 // scale matches. nodelay suits the control connection; bulk data streams
 // leave Nagle on so a send that is not a whole number of segments does not
 // push a runt segment each call. Errors start with "refused:",
-// "unreachable:" or "timeout:".
+// "unreachable:" or "timeout:", or "interrupted:" once `stop` is set.
 Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
                       std::chrono::milliseconds timeout, int rcvbuf = 0, int sndbuf = 0,
-                      bool nodelay = true);
+                      bool nodelay = true, const std::atomic<bool>* stop = nullptr);
 
 // A listening socket on address:port (SO_REUSEADDR; IPV6_V6ONLY off for "::").
 Result<UniqueFd> Listen(const HostPort& address, int backlog = 128);
@@ -46,7 +47,8 @@ sockaddr_storage PeerAddress(int fd);
 sockaddr_storage LocalAddress(int fd);
 
 // Writes all of data, with a deadline; EPIPE and the like are errors.
-Status WriteAll(int fd, std::string_view data, Clock::time_point deadline);
+Status WriteAll(int fd, std::string_view data, Clock::time_point deadline,
+                const std::atomic<bool>* stop = nullptr);
 
 class LineConn {
  public:
@@ -55,6 +57,9 @@ class LineConn {
 
   int fd() const { return fd_.get(); }
   UniqueFd& handle() { return fd_; }
+  // Reads and writes fail with "interrupted:" soon after `stop` is set (a
+  // shutdown must not wait out a silent peer's whole deadline).
+  void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
 
   // Reads one message; fails with "timeout:" at the deadline, "closed:" on EOF.
   Result<Message> Read(Clock::time_point deadline);
@@ -66,6 +71,7 @@ class LineConn {
  private:
   UniqueFd fd_;
   std::string buf_;
+  const std::atomic<bool>* stop_ = nullptr;
 };
 
 }  // namespace fabric::probe

@@ -71,6 +71,10 @@ std::string_view ErrorKindName(ProbeErrorKind k) {
       return "auth";
     case ProbeErrorKind::kRejected:
       return "rejected";
+    case ProbeErrorKind::kAborted:
+      return "aborted";
+    case ProbeErrorKind::kInterrupted:
+      return "interrupted";
     case ProbeErrorKind::kOther:
       break;
   }

@@ -12,6 +12,7 @@
 #include "active-probes/tcp/self_checks.h"
 #include "active-probes/tcp/session_request.h"
 #include "active-probes/tcp/window.h"
+#include "common/stop_flag.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
@@ -27,6 +28,7 @@ Result<LineConn> OpenSession(const TcpProbeOptions& o, uint64_t* retry_ms) {
   c.secret = o.secret;
   c.timeout = o.connect_timeout;
   c.probe = "tcp";
+  c.stop = o.stop;
   return OpenClientSession(c, retry_ms);
 }
 
@@ -132,6 +134,9 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   req.peer_sndbuf = o.peer_sndbuf;
   if (auto s = control.Write(RequestToMessage(req), idle()); !s.ok()) return Unexpected{s.error()};
   auto accept = control.Read(idle());
+  if (!accept.ok() && ErrorKindOf(accept.error()) == ProbeErrorKind::kInterrupted) {
+    return Unexpected{accept.error()};
+  }
   if (!accept.ok())
     return MakeError("refused: responder closed the session: " + accept.error().message);
   if (accept->verb == "REJECT") {
@@ -152,12 +157,12 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   std::vector<bool> send;
   for (uint32_t i = 0; i < req.total(); ++i) {
     auto fd = Dial(o.peer, o.bind_address, o.connect_timeout, o.rcvbuf, o.sndbuf,
-                   /*nodelay=*/false);
+                   /*nodelay=*/false, o.stop);
     if (!fd.ok()) return Unexpected{fd.error()};
     Message data;
     data.verb = "DATA";
     data.Set("token", token).Set("index", static_cast<uint64_t>(i));
-    if (auto s = WriteAll(fd->get(), FormatMessage(data), idle()); !s.ok()) {
+    if (auto s = WriteAll(fd->get(), FormatMessage(data), idle(), o.stop); !s.ok()) {
       return Unexpected{s.error()};
     }
     StreamSpec spec;
@@ -168,6 +173,9 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
     specs.push_back(std::move(spec));
   }
   auto ready = control.Read(idle());
+  if (!ready.ok() && ErrorKindOf(ready.error()) == ProbeErrorKind::kInterrupted) {
+    return Unexpected{ready.error()};
+  }
   if (!ready.ok() || ready->verb != "READY") {
     return MakeError("refused: responder did not start the streams" +
                      (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
@@ -175,13 +183,14 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   StreamSet streams(*payload, o.mode, 0);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
 
-  std::this_thread::sleep_for(o.warmup);
+  // Returning destroys the StreamSet, which shuts its sockets and joins.
+  if (!SleepUnlessStopped(o.warmup, o.stop)) return MakeError("interrupted: during the warm-up");
   Message mark;
   mark.verb = "MARK";
   mark.Set("phase", "start");
   if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
   WindowEdge a = SampleEdge(streams, o.procfs, o.sysfs, iface);
-  std::this_thread::sleep_for(o.duration);
+  if (!SleepUnlessStopped(o.duration, o.stop)) return MakeError("interrupted: during the window");
   mark.Set("phase", "end");
   if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
   WindowEdge b = SampleEdge(streams, o.procfs, o.sysfs, iface);
@@ -190,7 +199,10 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
 
   auto remote_msg = control.Read(idle());
   if (!remote_msg.ok()) {
-    return MakeError("timeout: no RESULT from responder: " + remote_msg.error().message);
+    const std::string& why = remote_msg.error().message;
+    if (StartsWith(why, "interrupted:")) return Unexpected{remote_msg.error()};
+    return MakeError((StartsWith(why, "closed:") ? "aborted" : "timeout") +
+                     std::string(": no RESULT from responder: ") + why);
   }
   auto remote = SideReportFromMessage(*remote_msg);
   if (!remote.ok()) return Unexpected{remote.error()};
@@ -269,6 +281,10 @@ ProbeErrorKind ErrorKindOf(const Error& e) {
   if (StartsWith(m, "busy:")) return ProbeErrorKind::kBusy;
   if (StartsWith(m, "auth:")) return ProbeErrorKind::kAuth;
   if (StartsWith(m, "rejected:")) return ProbeErrorKind::kRejected;
+  // A control connection that closes mid-session (after admission: before
+  // it, the session opening says "refused:").
+  if (StartsWith(m, "aborted:") || StartsWith(m, "closed:")) return ProbeErrorKind::kAborted;
+  if (StartsWith(m, "interrupted:")) return ProbeErrorKind::kInterrupted;
   return ProbeErrorKind::kOther;
 }
 
@@ -284,7 +300,9 @@ Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options) {
       return r;
     }
     // Back off with jitter so requesters behind one responder spread out.
-    std::this_thread::sleep_for(milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)));
+    if (!SleepUnlessStopped(milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)), options.stop)) {
+      return MakeError("interrupted: waiting for a busy responder");
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 // carries the evidence (CPU, NIC counters, TCP_INFO) to judge its own result.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -42,6 +43,10 @@ struct TcpProbeOptions {
   std::vector<int> cpus;    // explicit CPU list; overrides the two above
   std::chrono::milliseconds connect_timeout{5000};
   int busy_retries = 0;  // BUSY answers to wait out (with the responder's hint + jitter)
+  // Set by the owner (the exporter's shutdown) to end the run within ~50 ms
+  // with an "interrupted:" error instead of waiting out warm-up, window and
+  // control deadlines. nullptr: runs to the end.
+  const std::atomic<bool>* stop = nullptr;
   // Where procfs and sysfs are mounted (host defaults; a container points
   // these at the host's mounts).
   std::string procfs{SysRoot::kDefaultProcfs};
@@ -49,7 +54,19 @@ struct TcpProbeOptions {
 };
 
 // Stable error kinds, the first word of the error message ("busy: ...").
-enum class ProbeErrorKind { kOther, kRefused, kUnreachable, kTimeout, kBusy, kAuth, kRejected };
+// kAborted: the responder went away mid-session (its connections closed or
+// reset); kInterrupted: our own stop flag ended the run.
+enum class ProbeErrorKind {
+  kOther,
+  kRefused,
+  kUnreachable,
+  kTimeout,
+  kBusy,
+  kAuth,
+  kRejected,
+  kAborted,
+  kInterrupted
+};
 ProbeErrorKind ErrorKindOf(const Error& e);
 
 struct RateSummary {

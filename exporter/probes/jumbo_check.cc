@@ -7,15 +7,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
+#include "common/stop_flag.h"
 #include "common/unique_fd.h"
 
 namespace fabric {
 
-Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::milliseconds timeout) {
+Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::milliseconds timeout,
+                       const std::atomic<bool>* stop) {
   sockaddr_in peer{};
   peer.sin_family = AF_INET;
   if (inet_pton(AF_INET, address.c_str(), &peer.sin_addr) != 1) {
@@ -65,8 +68,10 @@ Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::millise
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
+    if (StopRequested(stop)) return MakeError("interrupted while waiting for the jumbo echo");
+    const auto wait = stop == nullptr ? left : std::min(left, kStopSlice);
     pollfd p{fd.get(), POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) continue;
     ssize_t n = ::recv(fd.get(), reply.data(), reply.size(), 0);
     if (n <= 0) continue;
     size_t offset = raw ? (reply[0] & 0x0f) * 4u : 0;  // Raw sockets include the IP header.

@@ -4,6 +4,7 @@
 // negotiation would hide from every throughput test (field shape 13).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -13,7 +14,9 @@ namespace fabric {
 
 // Ok(true): the reply came back. Ok(false): no reply within `timeout`, or the
 // local stack refused the size (EMSGSIZE: the egress MTU is smaller). An
-// error: the check itself could not run (no ICMP socket permission, ...).
-Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::milliseconds timeout);
+// error: the check itself could not run (no ICMP socket permission, ...), or
+// `stop` was set while it waited ("interrupted").
+Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::milliseconds timeout,
+                       const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fabric

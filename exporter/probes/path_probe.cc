@@ -8,7 +8,7 @@
 namespace fabric {
 
 ProbeRecord RunPathProbe(const FleetNode& self, const FleetNode& peer,
-                         std::chrono::milliseconds echo_timeout) {
+                         std::chrono::milliseconds echo_timeout, const std::atomic<bool>* stop) {
   ProbeRecord record;
   record.key = {"path", peer.name, ""};
   auto route = LookupRoute(peer.address);
@@ -29,7 +29,7 @@ ProbeRecord RunPathProbe(const FleetNode& self, const FleetNode& peer,
   const int path_mtu =
       self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu) : std::max(self.mtu, peer.mtu);
   if (path_mtu > 0) {
-    auto echo = JumboEcho(peer.address, path_mtu, echo_timeout);
+    auto echo = JumboEcho(peer.address, path_mtu, echo_timeout, stop);
     if (echo.ok()) {
       record.values["jumbo_frames_pass"] = *echo ? 1 : 0;
       record.values["jumbo_frame_bytes"] = path_mtu;

@@ -5,6 +5,7 @@
 // MTU 9000 on one side against 1500 on the other.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 
 #include "exporter/fleet.h"
@@ -12,7 +13,9 @@
 
 namespace fabric {
 
+// `stop` cuts the jumbo echo's wait short (the record then says so).
 ProbeRecord RunPathProbe(const FleetNode& self, const FleetNode& peer,
-                         std::chrono::milliseconds echo_timeout);
+                         std::chrono::milliseconds echo_timeout,
+                         const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fabric

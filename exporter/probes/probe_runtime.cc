@@ -173,9 +173,11 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timeout = Seconds(settings_.path.echo_timeout_seconds + 5);
     auto echo_timeout =
         std::chrono::milliseconds(static_cast<int64_t>(settings_.path.echo_timeout_seconds * 1000));
-    task.run = [this, self, peer, echo_timeout](const CancelToken&) {
+    task.run = [this, self, peer, echo_timeout](const CancelToken& token) {
       auto start = std::chrono::steady_clock::now();
-      ProbeRecord record = RunPathProbe(self, peer, echo_timeout);
+      ProbeRecord record = RunPathProbe(self, peer, echo_timeout, token.cancel_flag());
+      // Shutdown cut the check short: that says nothing about the path.
+      if (token.cancelled()) return ProbeOutcome::kFailure;
       record.duration_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       record.timestamp_seconds = WallSeconds();
@@ -214,14 +216,14 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timing.first_due_seconds = (std::floor(now / round) + 1) * round - now + offset(seed);
     task.timeout = Seconds(round);
     task.skip_reason = skip;
-    task.run = [this, self, round, loopback_peer](const CancelToken&) {
+    task.run = [this, self, round, loopback_peer](const CancelToken& token) {
       const uint64_t number = static_cast<uint64_t>(std::floor(WallSeconds() / round));
       auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
       if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
-      ProbeOutcome outcome =
-          RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(), store_);
-      if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy) {
+      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(),
+                                          token.cancel_flag(), store_);
+      if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
         ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
                                           self, peer, root_.procfs(), root_.sysfs(), store_);
         if (outcome == ProbeOutcome::kSuccess) outcome = rdma;

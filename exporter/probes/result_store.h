@@ -28,7 +28,8 @@ struct ProbeRecord {
   double timestamp_seconds = 0;  // Unix time the run ended; 0: never ran.
   bool success = false;
   // Why it failed, from a small fixed vocabulary (refused, busy, auth,
-  // unreachable, timeout, no_device, error, ...), so it can be a label.
+  // unreachable, timeout, aborted, no_space, no_device, error, ...), so it
+  // can be a label.
   std::string failure_reason;
   std::string failure_detail;  // Free text for the log and landing page.
   double duration_seconds = 0;

@@ -1,6 +1,8 @@
 #include "exporter/probes/storage_ladder_probe.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "active-probes/storage/storage_probe.h"
 #include "common/log.h"
@@ -10,6 +12,17 @@ namespace {
 
 double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// no_space: the filesystem filled up under the probe (ENOSPC), or had too
+// little room to start without eating the reserve; error: anything else.
+std::string FailureReason(const std::string& message) {
+  if (message.find("ENOSPC") != std::string::npos ||
+      message.find(std::strerror(ENOSPC)) != std::string::npos ||
+      message.find("(--reserve)") != std::string::npos) {
+    return "no_space";
+  }
+  return "error";
 }
 
 bool RunRung(const char* rung, storage::Mode mode, const StorageLadderSettings& settings,
@@ -31,8 +44,13 @@ bool RunRung(const char* rung, storage::Mode mode, const StorageLadderSettings& 
   record.duration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result.ok()) {
+    if (stop != nullptr && stop->load()) {
+      // Shutdown: the files are gone and the cut-short run says nothing.
+      log::Info("storage probe interrupted", {{"probe", rung}});
+      return false;
+    }
     log::Warn("storage probe failed", {{"probe", rung}, {"err", result.error().message}});
-    record.failure_reason = "error";
+    record.failure_reason = FailureReason(result.error().message);
     record.failure_detail = result.error().message;
     store.Record(std::move(record));
     return false;
@@ -64,6 +82,7 @@ std::vector<ProbeKey> StorageLadderKeys(const StorageLadderSettings& settings) {
 ProbeOutcome RunStorageLadder(const StorageLadderSettings& settings, const std::string& procfs,
                               const std::atomic<bool>* stop, ResultStore& store) {
   bool read = RunRung("storage_read", storage::Mode::kRead, settings, procfs, stop, store);
+  if (stop != nullptr && stop->load()) return ProbeOutcome::kFailure;
   bool write = RunRung("storage_write", storage::Mode::kWrite, settings, procfs, stop, store);
   return read && write ? ProbeOutcome::kSuccess : ProbeOutcome::kFailure;
 }

@@ -17,7 +17,8 @@ double WallSeconds() {
 
 ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settings,
                         const FleetNode& self, const FleetNode& peer, const std::string& procfs,
-                        const std::string& sysfs, ResultStore& store) {
+                        const std::string& sysfs, const std::atomic<bool>* stop,
+                        ResultStore& store) {
   const uint32_t streams = rung == "tcp_single" ? 1 : settings.streams;
   probe::TcpProbeOptions options;
   options.peer = {peer.address, settings.port};
@@ -32,12 +33,18 @@ ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settin
   options.pin = false;  // The exporter shares the host; let the scheduler place threads.
   options.procfs = procfs;
   options.sysfs = sysfs;
+  options.stop = stop;
   const auto start = std::chrono::steady_clock::now();
   auto result = probe::RunTcpProbe(options);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result.ok()) {
     auto kind = probe::ErrorKindOf(result.error());
+    if (kind == ProbeErrorKind::kInterrupted) {
+      // Shutdown: a cut-short run is no result and no failure of the peer.
+      log::Info("tcp probe interrupted", {{"probe", rung}, {"peer", peer.name}});
+      return ProbeOutcome::kFailure;
+    }
     log::Warn("tcp probe failed",
               {{"probe", rung}, {"peer", peer.name}, {"err", result.error().message}});
     for (const char* direction : {"send", "receive"}) {
@@ -96,10 +103,11 @@ std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std
 
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
                           const FleetNode& peer, const std::string& procfs,
-                          const std::string& sysfs, ResultStore& store) {
-  ProbeOutcome multi = RunTcpRung("tcp_multi", settings, self, peer, procfs, sysfs, store);
+                          const std::string& sysfs, const std::atomic<bool>* stop,
+                          ResultStore& store) {
+  ProbeOutcome multi = RunTcpRung("tcp_multi", settings, self, peer, procfs, sysfs, stop, store);
   if (multi != ProbeOutcome::kSuccess || !settings.single_stream) return multi;
-  return RunTcpRung("tcp_single", settings, self, peer, procfs, sysfs, store);
+  return RunTcpRung("tcp_single", settings, self, peer, procfs, sysfs, stop, store);
 }
 
 }  // namespace fabric

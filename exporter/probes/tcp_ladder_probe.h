@@ -4,6 +4,7 @@
 // direction=send|receive) with the probe's self-check verdicts.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -29,15 +30,20 @@ struct TcpLadderSettings {
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer);
 
 // Runs one rung, "tcp_multi" (settings.streams streams) or "tcp_single" (one stream), both
-// directions, and records it.
+// directions, and records it. Setting `stop` (may be null) ends the run within ~50 ms and
+// records nothing.
 ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settings,
                         const FleetNode& self, const FleetNode& peer, const std::string& procfs,
-                        const std::string& sysfs, ResultStore& store);
+                        const std::string& sysfs, const std::atomic<bool>* stop,
+                        ResultStore& store);
 
 // Runs the TCP rungs against `peer` and records them. Returns the scheduler
-// outcome (busy when the peer's responder stayed busy).
+// outcome (busy when the peer's responder stayed busy). Setting `stop` ends a
+// run within ~50 ms; an interrupted rung records nothing, so the previous
+// result stands.
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
                           const FleetNode& peer, const std::string& procfs,
-                          const std::string& sysfs, ResultStore& store);
+                          const std::string& sysfs, const std::atomic<bool>* stop,
+                          ResultStore& store);
 
 }  // namespace fabric

@@ -2,8 +2,11 @@
 // inside the test process, RunTcpProbe against it.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 
+#include <atomic>
 #include <future>
+#include <thread>
 
 #include "active-probes/responder/responder.h"
 #include "active-probes/tcp/tcp_probe.h"
@@ -154,6 +157,59 @@ TEST(ProbeErrorsTest, SilentPeerIsTimeout) {
   auto r = RunTcpProbe(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kTimeout) << r.error().message;
+}
+
+// Sets `stop` after `delay` (the exporter's shutdown) and times the run.
+template <typename Run>
+double SecondsUntilStopped(std::atomic<bool>& stop, std::chrono::milliseconds delay, Run run) {
+  auto start = std::chrono::steady_clock::now();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(delay);
+    stop = true;
+  });
+  run();
+  stopper.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_F(LoopbackProbeTest, StopEndsTheWindowAndFreesTheResponder) {
+  // The responder's streams write into sockets the abandoned probe closed;
+  // both binaries ignore SIGPIPE for that (exporter/main.cc, cli/*).
+  signal(SIGPIPE, SIG_IGN);
+  std::atomic<bool> stop{false};
+  auto o = Options();
+  o.duration = std::chrono::milliseconds(2500);
+  o.direction = Direction::kBoth;
+  o.stop = &stop;
+  Result<TcpProbeResult> r = MakeError("not run");
+  double took =
+      SecondsUntilStopped(stop, std::chrono::milliseconds(400), [&] { r = RunTcpProbe(o); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kInterrupted) << r.error().message;
+  EXPECT_LT(took, 1.0);
+  // The abandoned session's sockets are closed: the responder takes the next.
+  auto next = Options();
+  next.busy_retries = 3;
+  auto again = RunTcpProbe(next);
+  EXPECT_TRUE(again.ok()) << again.error().message;
+}
+
+TEST(ProbeErrorsTest, StopDoesNotWaitOutASilentPeer) {
+  auto listener = Listen(HostPort{"127.0.0.1", 0});
+  ASSERT_TRUE(listener.ok()) << listener.error().message;
+  sockaddr_storage local = LocalAddress(listener->get());
+  std::atomic<bool> stop{false};
+  TcpProbeOptions o;
+  o.peer = HostPort{"127.0.0.1", ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port)};
+  o.secret = kSecret;
+  o.connect_timeout = std::chrono::milliseconds(5000);
+  o.stop = &stop;
+  Result<TcpProbeResult> r = MakeError("not run");
+  double took =
+      SecondsUntilStopped(stop, std::chrono::milliseconds(200), [&] { r = RunTcpProbe(o); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kInterrupted) << r.error().message;
+  EXPECT_LT(took, 1.0);
 }
 
 TEST(ProbeErrorsTest, RefusedIsNamed) {
