@@ -244,7 +244,7 @@ int RunLadderCommand(int argc, char** argv) {
       if (stop) std::_Exit(130);      // A second interrupt: the user will not wait.
       stop = true;
       std::fprintf(stderr,
-                   "\nfabric_probe ladder: interrupted; finishing the current run (again to "
+                   "\nfabric_probe ladder: interrupted; stopping the current run (again to "
                    "quit now)\n");
     }
   });
@@ -297,11 +297,17 @@ int RunLadderCommand(int argc, char** argv) {
   }
   input.loopback = interface == "lo";
   input.facts = HostFacts(interface);
-  input.absent_reasons = {{"rdma", "not run (--no-rdma)"},
-                          {"tcp_single", "not run (--no-single-stream)"},
-                          {"storage_read", "not run (no --storage)"},
-                          {"storage_write", "not run (no --storage)"},
-                          {"transfers", "not observed by fabric_probe (the exporter's flows)"}};
+  // A rung without a result was either not asked for or cut short (an interrupted run records
+  // nothing, so that it cannot pass for a measurement).
+  const bool has_storage = !storage.directory.empty();
+  const char* cut_short = "interrupted before it finished";
+  input.absent_reasons = {
+      {"tcp_multi", cut_short},
+      {"rdma", flags.GetBool("rdma") ? cut_short : "not run (--no-rdma)"},
+      {"tcp_single", tcp.single_stream ? cut_short : "not run (--no-single-stream)"},
+      {"storage_read", has_storage ? cut_short : "not run (no --storage)"},
+      {"storage_write", has_storage ? cut_short : "not run (no --storage)"},
+      {"transfers", "not observed by fabric_probe (the exporter's flows)"}};
   ladder::Ladder result = ladder::BuildLadder(input);
   for (auto& layer : result.layers) layer.age_seconds = -1;  // All of them just ran.
   std::fputs(flags.GetBool("json") ? (ladder::LadderToJson(result) + "\n").c_str()
