@@ -73,6 +73,10 @@ int Run(int argc, char** argv) {
   // 10 MiB on bench/scrape_vs_node_exporter.py's host). Scrapes are
   // serialised and probe threads allocate little, so they hardly contend.
   mallopt(M_ARENA_MAX, 1);
+  // A fixed mmap threshold: the scrape's big buffers (the exposition, gzip's
+  // state) go back to the kernel when freed instead of raising the dynamic
+  // threshold and staying in the heap.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   // Block the shutdown signals before any thread starts so that only the
   // sigwait below receives them.
   sigset_t shutdown_signals;
