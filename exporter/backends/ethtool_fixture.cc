@@ -1,5 +1,8 @@
 // The fixture EthtoolBackend: recorded `ethtool` text from a fixture tree.
 #include <map>
+#include <mutex>
+#include <optional>
+#include <utility>
 
 #include "common/strings.h"
 #include "exporter/backends/ethtool_backend.h"
@@ -31,33 +34,59 @@ class FixtureEthtoolBackend : public EthtoolBackend {
  private:
   struct Recording {
     std::string path;
+    EthtoolCommand command;
     // The file with its command line blanked, so parse errors name the
     // file's own line numbers (the parsers skip blank lines).
     std::string body;
   };
 
-  // Finds the recording of `command` for `ifname` among the interface's files.
+  // Reads one recording and checks that it belongs to `ifname`.
+  static Result<Recording> Load(const std::string& ifname, const std::string& path) {
+    auto text = ReadTable(path, 1 << 20);
+    if (!text.ok()) return Unexpected{text.error()};
+    std::string_view all = *text;
+    size_t newline = all.find('\n');
+    auto recorded = ParseRecordedCommandLine(all.substr(0, newline), path);
+    if (!recorded.ok()) return Unexpected{recorded.error()};
+    if (recorded->interface != ifname) {
+      return MakeError(path + ":1: records interface " + Quote(recorded->interface) +
+                       " but lies under " + Quote(ifname));
+    }
+    std::string body(newline == std::string_view::npos ? "" : all.substr(newline));
+    return Recording{path, recorded->command, std::move(body)};
+  }
+
+  // Finds the recording of `command` for `ifname` among the interface's
+  // files. Where each command was found is remembered: scanning the directory
+  // for each of the five commands read every file five times per scrape. The
+  // remembered file is still read and its command line checked each time, so
+  // a changed tree is noticed and scanned again.
   Result<Recording> Find(const std::string& ifname, EthtoolCommand command) {
+    const auto key = std::make_pair(ifname, command);
+    std::string known;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = located_.find(key);
+      if (it != located_.end()) known = it->second;
+    }
+    if (!known.empty()) {
+      auto recording = Load(ifname, known);
+      if (recording.ok() && recording->command == command) return recording;
+    }
     std::string dir = RecordedEthtoolDir(root_, ifname);
     auto names = ListDirectory(dir);
     if (!names.ok()) return Unexpected{names.error()};
+    std::optional<Recording> found;
     for (const auto& name : *names) {
-      std::string path = dir + "/" + name;
-      auto text = ReadTable(path, 1 << 20);
-      if (!text.ok()) return Unexpected{text.error()};
-      std::string_view all = *text;
-      size_t newline = all.find('\n');
-      std::string_view first = all.substr(0, newline);
-      auto recorded = ParseRecordedCommandLine(first, path);
-      if (!recorded.ok()) return Unexpected{recorded.error()};
-      if (recorded->interface != ifname) {
-        return MakeError(path + ":1: records interface " + Quote(recorded->interface) +
-                         " but lies under " + Quote(ifname));
+      auto recording = Load(ifname, dir + "/" + name);
+      if (!recording.ok()) return Unexpected{recording.error()};
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        located_[std::make_pair(ifname, recording->command)] = recording->path;
       }
-      if (recorded->command != command) continue;
-      std::string body(newline == std::string_view::npos ? "" : all.substr(newline));
-      return Recording{path, std::move(body)};
+      if (recording->command == command && !found) found = std::move(*recording);
     }
+    if (found) return std::move(*found);
     return MakeAbsent(dir + ": no recording of this ethtool command");
   }
 
@@ -69,6 +98,8 @@ class FixtureEthtoolBackend : public EthtoolBackend {
   }
 
   SysRoot root_;
+  std::mutex mutex_;
+  std::map<std::pair<std::string, EthtoolCommand>, std::string> located_;
 };
 
 }  // namespace

@@ -157,8 +157,8 @@ class RdmaCollector : public Collector {
   }
 
  private:
-  Result<std::string> Word(const std::string& path) {
-    auto text = ReadAttribute(path);
+  static Result<std::string> Word(const AttributeDir& dir, const std::string& name) {
+    auto text = dir.Read(name);
     if (text.absent()) return std::string();
     if (!text.ok()) return Unexpected{text.error()};
     return std::string(TrimSpace(*text));
@@ -169,11 +169,12 @@ class RdmaCollector : public Collector {
     auto link = ReadLink(base + "/device");
     std::string pci = link.ok() ? PciAddressInPath(*link) : "";
     LabelPairs info = {{"device", dev}, {"pci_address", pci}};
+    const AttributeDir device_dir(base);
     for (auto [file, label] : {std::pair{"hca_type", "hca_type"},
                                {"fw_ver", "firmware_version"},
                                {"board_id", "board_id"},
                                {"node_guid", "node_guid"}}) {
-      auto v = Word(base + "/" + file);
+      auto v = Word(device_dir, file);
       if (!v.ok()) return Unexpected{v.error()};
       info.emplace_back(label, *v);
     }
@@ -192,8 +193,8 @@ class RdmaCollector : public Collector {
 
   // The netdev a port carries (RoCE) or is carried by (IPoIB): the GID
   // table's first entry names it; else the device's net/ directory.
-  Result<std::string> PortNetdev(const std::string& base, const std::string& port_dir) {
-    auto ndev = Word(port_dir + "/gid_attrs/ndevs/0");
+  Result<std::string> PortNetdev(const std::string& base, const AttributeDir& port_dir) {
+    auto ndev = Word(port_dir, "gid_attrs/ndevs/0");
     if (!ndev.ok() || !ndev->empty()) return ndev;
     auto nets = ListDirectory(base + "/device/net");
     if (nets.ok() && nets->size() == 1) return nets->front();
@@ -202,9 +203,9 @@ class RdmaCollector : public Collector {
 
   Status CollectPort(const std::string& dev, const std::string& port, const std::string& base,
                      const std::string& pci, MetricSink& sink) {
-    const std::string dir = base + "/ports/" + port;
+    const AttributeDir dir(base + "/ports/" + port);
     const LabelPairs labels = {{"device", dev}, {"port", port}};
-    auto link_layer = Word(dir + "/link_layer");
+    auto link_layer = Word(dir, "link_layer");
     if (!link_layer.ok()) return Unexpected{link_layer.error()};
     auto netdev = PortNetdev(base, dir);
     if (!netdev.ok()) return Unexpected{netdev.error()};
@@ -225,16 +226,15 @@ class RdmaCollector : public Collector {
               "Physical port state code (ports/N/phys_state): 2 Polling, 3 Disabled, 4 "
               "PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test."},
          }) {
-      std::string path = dir + "/" + file;
-      auto text = ReadAttribute(path);
+      auto text = dir.Read(file);
       if (text.absent()) continue;
       if (!text.ok()) return Unexpected{text.error()};
-      auto state = ParseIbState(*text, path);
+      auto state = ParseIbState(*text, dir.path() + "/" + file);
       if (!state.ok()) return Unexpected{state.error()};
       sink.Gauge(metric, help, labels, static_cast<double>(state->code));
     }
-    std::string rate_path = dir + "/rate";
-    auto rate_text = ReadAttribute(rate_path);
+    std::string rate_path = dir.path() + "/rate";
+    auto rate_text = dir.Read("rate");
     if (!rate_text.ok() && !rate_text.absent()) return Unexpected{rate_text.error()};
     if (rate_text.ok()) {
       auto rate = ParseIbRateBytes(*rate_text, rate_path);
@@ -243,21 +243,22 @@ class RdmaCollector : public Collector {
                  "Port data rate in bytes per second (ports/N/rate: width x lane speed).", labels,
                  *rate);
     }
-    FABRIC_RETURN_IF_ERROR(Counters(dir + "/counters", kPortCounters, labels, sink));
-    FABRIC_RETURN_IF_ERROR(Counters(dir + "/hw_counters", kHwCounters, labels, sink));
+    FABRIC_RETURN_IF_ERROR(
+        Counters(AttributeDir(dir.path() + "/counters"), kPortCounters, labels, sink));
+    FABRIC_RETURN_IF_ERROR(
+        Counters(AttributeDir(dir.path() + "/hw_counters"), kHwCounters, labels, sink));
     return OkStatus();
   }
 
   template <size_t N>
-  Status Counters(const std::string& dir, const RdmaCounter (&table)[N], const LabelPairs& labels,
+  Status Counters(const AttributeDir& dir, const RdmaCounter (&table)[N], const LabelPairs& labels,
                   MetricSink& sink) {
     for (const auto& c : table) {
-      std::string path = dir + "/" + c.file;
-      auto text = ReadAttribute(path);
+      auto text = dir.Read(c.file);
       // mlx5 RoCE ports answer EINVAL for IB-only counters: absent.
       if (text.absent()) continue;
       if (!text.ok()) return Unexpected{text.error()};
-      auto v = ParseSysctlInt(*text, path);
+      auto v = ParseSysctlInt(*text, dir.path() + "/" + c.file);
       if (!v.ok()) return Unexpected{v.error()};
       LabelPairs l = labels;
       if (c.label != nullptr) l.emplace_back(c.label, c.value);

@@ -1,8 +1,8 @@
 #include "exporter/core/http_router.h"
 
-#include <prometheus/text_serializer.h>
-
 #include <exception>
+
+#include "exporter/core/exposition.h"
 
 namespace fabric {
 
@@ -53,7 +53,14 @@ std::optional<HttpResponse> HttpRouter::Handle(const HttpRequest& request, bool 
     if (request.path == routes_.telemetry_path) {
       if (!serve_metrics) return std::nullopt;
       response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      response.body = prometheus::TextSerializer().Serialize(metrics_->Collect());
+      response.body = WriteTextExposition(metrics_->Collect());
+      if (AcceptsGzip(request.accept_encoding)) {
+        // Uncompressed if zlib fails: still a valid answer.
+        if (auto gzipped = GzipCompress(response.body); gzipped.ok()) {
+          response.body = std::move(*gzipped);
+          response.extra_headers = "Content-Encoding: gzip";
+        }
+      }
     } else if (request.path == "/") {
       response.content_type = "text/html; charset=utf-8";
       response.body = routes_.landing_page ? routes_.landing_page() : "";

@@ -24,6 +24,7 @@ struct HttpRequest {
   std::string method;
   std::string path;  // Without the query string.
   std::string authorization;
+  std::string accept_encoding;  // The Accept-Encoding header: /metrics is gzipped if it allows.
 };
 
 struct HttpResponse {
@@ -41,8 +42,8 @@ class HttpRouter {
              std::unique_ptr<BasicAuthenticator> authenticator);
 
   // The response for `request`, or nullopt for an authenticated request of
-  // the telemetry path when `serve_metrics` is false (prometheus-cpp's
-  // Exposer answers those on the civetweb listener).
+  // the telemetry path when `serve_metrics` is false (for a listener that
+  // serves it elsewhere).
   std::optional<HttpResponse> Handle(const HttpRequest& request, bool serve_metrics);
 
   const WebRoutes& routes() const { return routes_; }

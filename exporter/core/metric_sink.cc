@@ -72,10 +72,14 @@ std::vector<prometheus::MetricFamily> MetricSink::TakeSorted() {
   std::vector<prometheus::MetricFamily> out;
   out.reserve(families_.size());
   for (auto& [name, family] : families_) {
-    std::stable_sort(family.metric.begin(), family.metric.end(),
-                     [](const prometheus::ClientMetric& a, const prometheus::ClientMetric& b) {
-                       return a.label < b.label;
-                     });
+    auto by_labels = [](const prometheus::ClientMetric& a, const prometheus::ClientMetric& b) {
+      return a.label < b.label;
+    };
+    // Collectors mostly emit in order already (directory listings are
+    // sorted); checking is linear, the merge sort is not.
+    if (!std::is_sorted(family.metric.begin(), family.metric.end(), by_labels)) {
+      std::stable_sort(family.metric.begin(), family.metric.end(), by_labels);
+    }
     out.push_back(std::move(family));
   }
   families_.clear();

@@ -85,8 +85,11 @@ std::optional<HttpRequest> ParseRequestHead(std::string_view head) {
     if (colon == std::string_view::npos) continue;
     std::string name(line.substr(0, colon));
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "authorization")
+    if (name == "authorization") {
       request.authorization = std::string(TrimSpace(line.substr(colon + 1)));
+    } else if (name == "accept-encoding") {
+      request.accept_encoding = std::string(TrimSpace(line.substr(colon + 1)));
+    }
   }
   return request;
 }

@@ -13,8 +13,9 @@ namespace {
 
 std::atomic<WebServer*> g_server{nullptr};
 
-// Returning 0 hands the request on to the Exposer's handler; any other value
-// means it was answered here (civetweb logs the value as the status).
+// Returning 0 hands the request on to civetweb's handlers (none are
+// registered: a 404); any other value means it was answered here (civetweb
+// logs the value as the status).
 int HandleBeginRequest(mg_connection* conn) {
   WebServer* server = g_server.load();
   const mg_request_info* info = mg_get_request_info(conn);
@@ -24,7 +25,9 @@ int HandleBeginRequest(mg_connection* conn) {
   request.path = info->local_uri;
   const char* authorization = mg_get_header(conn, "Authorization");
   request.authorization = authorization ? authorization : "";
-  auto response = server->router().Handle(request, /*serve_metrics=*/false);
+  const char* accept_encoding = mg_get_header(conn, "Accept-Encoding");
+  request.accept_encoding = accept_encoding ? accept_encoding : "";
+  auto response = server->router().Handle(request, /*serve_metrics=*/true);
   if (!response) return 0;
   std::string head = "HTTP/1.1 " + std::to_string(response->status) + " " +
                      HttpReasonPhrase(response->status) +
@@ -78,7 +81,6 @@ Result<std::unique_ptr<WebServer>> WebServer::Start(
     return MakeError("cannot listen on " + options.listen_address + " (" + e.what() +
                      "): is the port in use or the address not on this host?");
   }
-  server->exposer_->RegisterCollectable(metrics, server->router_->routes().telemetry_path);
   return server;
 }
 

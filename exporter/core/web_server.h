@@ -1,8 +1,9 @@
 // WebServer: the exporter's HTTP endpoint. Plain HTTP: prometheus-cpp's
-// Exposer serves the telemetry path and a civetweb begin_request hook on the
-// same listener serves everything else (the Exposer has no API for extra
-// handlers). With TLS in the web config: the exporter's own TlsServer (see
-// tls_server.h for why). Both answer through one HttpRouter.
+// Exposer owns the civetweb listener and its threads, and a civetweb
+// begin_request hook answers every request, /metrics included, with the
+// exporter's own exposition writer (exposition.h: prometheus-cpp's was a
+// quarter of a scrape's CPU). With TLS in the web config: the exporter's own
+// TlsServer (see tls_server.h for why). Both answer through one HttpRouter.
 #pragma once
 
 #include <prometheus/collectable.h>

@@ -1,6 +1,9 @@
 #include "exporter/parse/driver_stats.h"
 
 #include <cctype>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace fabric {
 namespace {
@@ -188,26 +191,48 @@ constexpr Rule kRules[] = {
 };
 // clang-format on
 
-bool DriverListed(std::string_view list, std::string_view driver) {
-  while (!list.empty()) {
-    size_t space = list.find(' ');
-    if (list.substr(0, space) == driver) return true;
-    if (space == std::string_view::npos) break;
-    list.remove_prefix(space + 1);
-  }
-  return false;
+// A rule's pattern split at '%' once, so classifying a NIC's hundreds of
+// statistics does not re-measure and re-search every pattern for every name.
+struct PreparedRule {
+  const Rule* rule;
+  std::string_view prefix;  // The whole pattern when it has no '%'.
+  std::string_view suffix;
+  bool numbered;
+};
+
+using RuleTable = std::map<std::string, std::vector<PreparedRule>, std::less<>>;
+
+// The rules of each driver, in table order (the first match wins).
+const RuleTable& RulesByDriver() {
+  static const RuleTable* table = [] {
+    auto* t = new RuleTable;
+    for (const Rule& rule : kRules) {
+      std::string_view pattern = rule.pattern;
+      size_t pct = pattern.find('%');
+      PreparedRule prepared{&rule, pattern.substr(0, pct), {}, pct != std::string_view::npos};
+      if (prepared.numbered) prepared.suffix = pattern.substr(pct + 1);
+      std::string_view list = rule.drivers;
+      while (!list.empty()) {
+        size_t space = list.find(' ');
+        (*t)[std::string(list.substr(0, space))].push_back(prepared);
+        if (space == std::string_view::npos) break;
+        list.remove_prefix(space + 1);
+      }
+    }
+    return t;
+  }();
+  return *table;
 }
 
-// Matches `name` against `pattern`; on success `number` holds the digits that
+// Matches `name` against a rule; on success `number` holds the digits that
 // stood for '%' (empty when the pattern has none).
-bool Match(std::string_view pattern, std::string_view name, std::string_view& number) {
-  size_t pct = pattern.find('%');
-  if (pct == std::string_view::npos) {
+bool Match(const PreparedRule& rule, std::string_view name, std::string_view& number) {
+  if (!rule.numbered) {
     number = {};
-    return pattern == name;
+    return rule.prefix == name;
   }
-  std::string_view prefix = pattern.substr(0, pct);
-  std::string_view suffix = pattern.substr(pct + 1);
+  const std::string_view prefix = rule.prefix;
+  const std::string_view suffix = rule.suffix;
   if (name.size() <= prefix.size() + suffix.size()) return false;
   if (name.substr(0, prefix.size()) != prefix) return false;
   if (name.substr(name.size() - suffix.size()) != suffix) return false;
@@ -222,10 +247,13 @@ bool Match(std::string_view pattern, std::string_view name, std::string_view& nu
 }  // namespace
 
 std::optional<TypedDriverStat> ClassifyDriverStat(std::string_view driver, std::string_view name) {
-  for (const Rule& rule : kRules) {
-    if (!DriverListed(rule.drivers, driver)) continue;
+  const RuleTable& table = RulesByDriver();
+  auto rules = table.find(driver);
+  if (rules == table.end()) return std::nullopt;
+  for (const PreparedRule& prepared : rules->second) {
     std::string_view number;
-    if (!Match(rule.pattern, name, number)) continue;
+    if (!Match(prepared, name, number)) continue;
+    const Rule& rule = *prepared.rule;
     TypedDriverStat typed{rule.metric, rule.help, {}, rule.scale, rule.number == Number::kQueue};
     if (rule.direction != nullptr) typed.labels.emplace_back("direction", rule.direction);
     if (rule.severity != nullptr) typed.labels.emplace_back("severity", rule.severity);

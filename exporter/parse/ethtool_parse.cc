@@ -89,6 +89,7 @@ Result<EthtoolDriverInfo> ParseEthtoolDriverInfo(std::string_view text, std::str
 Result<EthtoolStats> ParseEthtoolStats(std::string_view text, std::string_view source) {
   EthtoolStats stats;
   auto lines = SplitLines(text);
+  stats.reserve(lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = TrimSpace(lines[i]);
     if (line.empty()) continue;

@@ -76,6 +76,28 @@ class HttpTest(unittest.TestCase):
             self.assertIn("fabric_scrape_collector_success", body)
             self.assertEqual(e.get("/metrics")[0], 404)
 
+    def test_metrics_are_gzipped_only_when_accepted(self):
+        import gzip
+        import urllib.request
+
+        def get(encoding):
+            req = urllib.request.Request(e.base_url + "/metrics",
+                                         headers={"Accept-Encoding": encoding} if encoding else {})
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.headers.get("Content-Encoding"), resp.read()
+
+        with Exporter(*fixture_args("h200")) as e:
+            encoding, raw = get("gzip")
+            self.assertEqual(encoding, "gzip")
+            text = gzip.decompress(raw).decode()
+            self.assertEqual(promtool_check_metrics(text), "")
+            plain_encoding, plain = get(None)
+            self.assertIsNone(plain_encoding)
+            self.assertEqual(set(samples(text)), set(samples(plain.decode())))
+            self.assertLess(len(raw), len(plain) / 3)
+            self.assertIsNone(get("gzip;q=0, identity")[0])
+            self.assertIsNone(get("br")[0])
+
     def test_concurrent_scrapes_are_all_answered(self):
         import concurrent.futures
         with Exporter(*fixture_args("h200")) as e:

@@ -102,6 +102,10 @@ class WebConfigTest(unittest.TestCase):
             code, body = curl(https, "--cacert", self.p("ca.crt"))
             self.assertEqual(code, 200)
             self.assertIn("fabric_exporter_build_info", body)
+            code, body = curl(https, "--cacert", self.p("ca.crt"), "--compressed")
+            self.assertEqual(code, 200)
+            self.assertIn("content-encoding: gzip", body.lower())
+            self.assertIn("fabric_exporter_build_info", body)  # curl decompressed it.
             self.assertNotEqual(curl(plain)[0], 200, "plain HTTP must not be served on the TLS port")
             self.assertEqual(curl(https)[0], 0, "an untrusted server certificate must fail verification")
 

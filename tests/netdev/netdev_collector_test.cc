@@ -139,5 +139,50 @@ TEST(NetdevCollectorTest, BrokenRecordingFailsTheCollectorNamingTheFile) {
       << s.status.error().message;
 }
 
+// The typing of driver statistics is reused between scrapes only while the
+// driver reports the same names: a renamed, added or removed statistic is
+// seen on the next scrape.
+TEST(NetdevCollectorTest, DriverStatisticsFollowTheDriversNames) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/net/eth9/mtu", "1500\n");
+  dir.Write("sys/class/net/eth9/ethtool.recorded/driver.txt",
+            "# ethtool -i eth9\ndriver: mlx5_core\n");
+  auto stats = [&](const std::string& lines) {
+    dir.Write("sys/class/net/eth9/ethtool.recorded/stats.txt",
+              "# ethtool -S eth9\nNIC statistics:\n" + lines);
+  };
+  SysRoot root(dir.path().string() + "/proc", dir.path().string() + "/sys");
+  ConfigNode settings = ConfigNode::LoadString("interfaces: [eth9]\n", "test.yml");
+  auto collector = MakeNetdevCollector({root, settings});
+  auto scrape = [&] {
+    MetricSink sink;
+    Status status = collector->Collect(sink);
+    EXPECT_TRUE(status.ok()) << status.error().message;
+    return prometheus::TextSerializer().Serialize(sink.TakeSorted());
+  };
+  stats("     tx_pause_ctrl_phy: 5\n     rx_discards_phy: 7\n");
+  std::string t = scrape();
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_driver_pause_frames_total{device=\"eth9\",direction=\"tx\"} 5"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 7"));
+  stats("     tx_pause_ctrl_phy: 6\n     rx_discards_phy: 8\n");
+  t = scrape();  // Same names: new values.
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_driver_pause_frames_total{device=\"eth9\",direction=\"tx\"} 6"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 8"));
+  stats("     rx_discards_phy: 9\n     tx_pause_ctrl_phy: 10\n     rx_out_of_buffer: 11\n");
+  t = scrape();  // Reordered and one more.
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_driver_pause_frames_total{device=\"eth9\",direction=\"tx\"} 10"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 9"));
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_out_of_buffer_drops_total{device=\"eth9\",direction=\"rx\"} 11"));
+  stats("     rx_discards_phy: 12\n");
+  t = scrape();  // One left.
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 12"));
+  EXPECT_EQ(t.find("fabric_netdev_driver_pause_frames_total"), std::string::npos) << t;
+  EXPECT_EQ(t.find("fabric_netdev_out_of_buffer_drops_total"), std::string::npos) << t;
+}
+
 }  // namespace
 }  // namespace fabric
