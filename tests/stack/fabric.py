@@ -31,6 +31,8 @@ SIDE = ("fs-a1", "198.18.41.1", "fs-b1", "198.18.41.2")
 # The fabric's own ceiling: every node's egress is shaped to this rate, so
 # probes measure the link and not this (shared, small) host's CPU.
 LINE_RATE = "400mbit"
+# A shaped-down node, and the second link: a quarter of the line.
+SLOW_RATE, SLOW_BURST = "100mbit", "64kb"
 SECRET = "0123456789abcdef0123456789abcdef"
 
 CONFIG = """
@@ -98,16 +100,18 @@ class Fabric:
         for ns, dev, addr in ((a, SIDE[0], SIDE[1]), (b, SIDE[2], SIDE[3])):
             ip("-n", ns, "addr", "add", addr + "/30", "dev", dev)
             ip("-n", ns, "link", "set", dev, "up")
+            self.shape(ns, SLOW_RATE, SLOW_BURST, dev)
         self._write_configs()
         self._build_fixture_sysfs()
 
     @staticmethod
-    def shape(ns, rate):
-        """TBF on the node's fabric egress. A short queue (64 KiB, a few jumbo
-        frames) keeps the RTT at a switch's, not a bufferbloated host's: at
-        20 Mbit/s it adds at most 26 ms."""
-        netns_exec(ns, "tc", "qdisc", "replace", "dev", IFACE, "root", "tbf", "rate", rate,
-                   "burst", "64kb", "limit", "64kb")
+    def shape(ns, rate, burst="256kb", dev=IFACE):
+        """TBF on a node's egress. The queue holds 5 ms at `rate` plus `burst`:
+        enough that TCP rarely overflows it (a steady, lossless rate), short
+        enough that the RTT stays a switch's: at 100 Mbit/s with a 64 KiB burst
+        it adds at most 10 ms, far below what the socket buffers cover."""
+        netns_exec(ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate,
+                   "burst", burst, "latency", "5ms")
 
     def _write_configs(self):
         secret = os.path.join(self.tmp, "probe.secret")

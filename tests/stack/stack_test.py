@@ -15,10 +15,9 @@ prometheus, prometheus-alertmanager, promtool, jsonnet, tc or curl is missing.
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -53,13 +52,18 @@ def outer():
         skip("python3-yaml is not installed")
     from fabric import HUB, NODES, kill_namespace_processes
     from netns import ip
-    ip("netns", "del", HUB, check=False)
+    namespaces = [HUB, *(ns for ns, _ in NODES.values())]
+    # ctest's timeout sends SIGTERM: unwind through `finally` so nothing stays.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    for ns in namespaces:  # left by a run that was killed outright
+        kill_namespace_processes(ns)
+        ip("netns", "del", ns, check=False)
     ip("netns", "add", HUB)
     try:
         rc = subprocess.call(["ip", "netns", "exec", HUB, sys.executable, os.path.abspath(__file__),
                               INSIDE, *sys.argv[1:]])
     finally:
-        for ns in [HUB, *(ns for ns, _ in NODES.values())]:
+        for ns in namespaces:
             kill_namespace_processes(ns)
             ip("netns", "del", ns, check=False)
     return rc
