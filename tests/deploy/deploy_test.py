@@ -24,19 +24,12 @@ UNIT = os.path.join(DEPLOY, "systemd", "fabric-exporter.service")
 
 
 def require(tool):
-    path = shutil.which(tool)
-    if path is None:
-        print(f"SKIP: {tool} is not installed")
-        raise SystemExit(77)
-    return path
+    """The tool's path; main() has checked that it is installed."""
+    return shutil.which(tool)
 
 
 def load_yaml_docs(text):
-    try:
-        import yaml
-    except ImportError:
-        print("SKIP: python3-yaml is not installed")
-        raise SystemExit(77)
+    import yaml
     return [d for d in yaml.safe_load_all(text) if d is not None]
 
 
@@ -255,11 +248,22 @@ class PrometheusConfig(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
-SUITES = {"manifests": Manifests, "kustomize": Kustomize, "systemd": Systemd,
-          "prometheus": PrometheusConfig}
+# Each check and the tools it needs; a missing one skips it (exit 77).
+SUITES = {"manifests": (Manifests, []), "kustomize": (Kustomize, ["kubectl"]),
+          "systemd": (Systemd, ["systemd-analyze"]),
+          "prometheus": (PrometheusConfig, ["promtool", "amtool"])}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SUITES:
         sys.exit("usage: deploy_test.py " + "|".join(SUITES))
-    suite = unittest.TestLoader().loadTestsFromTestCase(SUITES[sys.argv[1]])
+    case, tools = SUITES[sys.argv[1]]
+    missing = [t for t in tools if shutil.which(t) is None]
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        missing.append("python3-yaml")
+    if missing:
+        print("SKIP: not installed: " + ", ".join(missing))
+        sys.exit(77)
+    suite = unittest.TestLoader().loadTestsFromTestCase(case)
     sys.exit(0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1)
