@@ -37,7 +37,8 @@ def render_rules(path):
 
 
 class Webhook:
-    """Records every alert of every notification: (time, path, status, labels)."""
+    """Records every alert of every notification:
+    (time, path, status, labels, annotations)."""
 
     def __init__(self):
         self.events = []
@@ -50,7 +51,8 @@ class Webhook:
                 now = time.monotonic()
                 with hook.lock:
                     for alert in body["alerts"]:
-                        hook.events.append((now, self.path, alert["status"], alert["labels"]))
+                        hook.events.append((now, self.path, alert["status"], alert["labels"],
+                                            alert["annotations"]))
                 self.send_response(200)
                 self.end_headers()
 

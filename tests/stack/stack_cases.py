@@ -1,5 +1,4 @@
 """The stack test's cases; run inside the hub namespace by stack_test.py."""
-import os
 import tempfile
 import time
 import unittest
@@ -8,10 +7,10 @@ from fabric import LINE_RATE, NODES, PORT, SIDE, SLOW_BURST, SLOW_RATE, Fabric, 
 from monitoring import Monitoring, Webhook
 from stack_test import BASELINE_SECONDS, FIRE_WITHIN, RESOLVE_WITHIN
 
-# Which webhook path (receiver in deploy/examples/alertmanager.yml) gets what.
 DIAGNOSTIC_SERIES = ("fabric_probe_throughput", "fabric_probe_egress", "fabric_probe_jumbo",
                      "fabric_probe_verdict", "fabric_probe_rtt", "fabric_probe_retransmits",
                      "fabric_netdev_mtu", "fabric_netdev_speed", "fabric_pcie_path_slot")
+# Which webhook path (receiver in deploy/examples/alertmanager.yml) gets what.
 RECEIVER = {"info": "/dashboard", "warning": "/tickets", "critical": "/pager"}
 
 
@@ -127,11 +126,17 @@ class StackTest(unittest.TestCase):
             fired_after = time.monotonic() - t0
             # Let a wrongly matching alert surface too before judging.
             time.sleep(3)
-            for at, path, _, labels in self.fabric_events(t0, "firing"):
+            for at, path, _, labels, annotations in self.fabric_events(t0, "firing"):
                 if (labels["alertname"], key(labels)) not in want:
                     self.fail(f"unrelated alert notified {at - t0:.0f} s after the fault: "
                               f"{labels}\n" + self.diagnostics())
                 self.assertEqual(path, RECEIVER[labels["severity"]], labels)
+                # The annotations rendered in a real Prometheus: the runbook
+                # anchor, and every value the description looks up was found.
+                self.assertTrue(annotations["runbook_url"].endswith(
+                    "#" + labels["alertname"].lower()), annotations)
+                self.assertTrue(annotations["summary"], annotations)
+                self.assertNotIn("unknown", annotations["description"], annotations)
         finally:
             t1 = time.monotonic()
             remove()
@@ -143,7 +148,7 @@ class StackTest(unittest.TestCase):
         self.wait_until(f"resolved notifications {sorted(want)}", all_resolved, RESOLVE_WITHIN)
         print(f"  fired within {fired_after:.0f} s, resolved within "
               f"{time.monotonic() - t1:.0f} s: {sorted(want)}", flush=True)
-        for at, _, status, labels in self.fabric_events(t0):
+        for at, _, status, labels, _ in self.fabric_events(t0):
             if (labels["alertname"], key(labels)) not in want:
                 self.fail(f"unrelated alert {status} {at - t0:.0f} s after the fault "
                           f"({at - t1:.0f} s after its removal): {labels}\n" + self.diagnostics())
