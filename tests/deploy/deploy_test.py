@@ -112,6 +112,30 @@ class Manifests(unittest.TestCase):
         self.assertEqual(ports, {"metrics": 9877, "responder": 9878})
         self.assertIn(":9877", args)
 
+    def test_fleet_config_is_valid_for_the_exporter(self):
+        # The ConfigMap's file as the exporter reads it (--config.check), with
+        # the pod's mounts mapped to this host: only paths change.
+        import yaml
+        config = load_yaml_docs(read(os.path.join(K8S, "fabric_exporter.yml")))[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            secret = os.path.join(tmp, "probe.secret")
+            with open(secret, "w") as f:
+                f.write(os.urandom(24).hex() + "\n")
+            os.chmod(secret, 0o600)
+            config["paths"] = {"procfs": "/proc", "sysfs": "/sys"}
+            config["probes"]["secret_file"] = secret
+            config["probes"]["state_file"] = os.path.join(tmp, "state.yml")
+            config["probes"]["storage"]["directory"] = tmp
+            # Each pod finds itself by host name; here, be the first node.
+            config["fleet"]["self"] = config["fleet"]["nodes"][0]["name"]
+            path = os.path.join(tmp, "fabric_exporter.yml")
+            with open(path, "w") as f:
+                yaml.safe_dump(config, f)
+            r = subprocess.run([EXPORTER, "--config.file=" + path, "--config.check"],
+                               capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("configuration OK", r.stdout + r.stderr)
+
     def test_service_and_servicemonitor_select_the_pods(self):
         pod_labels = self.objects["DaemonSet"]["spec"]["template"]["metadata"]["labels"]
         svc = self.objects["Service"]
