@@ -1,0 +1,181 @@
+"""The stack test's fabric: three nodes in network namespaces on one bridge,
+each with a fabric_exporter and the fleet config, plus a hub namespace holding
+the bridge where Prometheus, Alertmanager and the webhook run. Faults are
+injected with iproute2/tc exactly as an operator would meet them."""
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "netns"))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from exporter_process import FIXTURES, Exporter  # noqa: E402
+from netns import ip  # noqa: E402
+
+HUB = "fs-prom"
+BRIDGE = "fs-br0"
+HUB_ADDRESS = "198.18.40.254"
+IFACE = "fab0"
+MTU = 9000
+PORT = 9877
+# name: (namespace, fabric address)
+NODES = {"node-a": ("fs-a", "198.18.40.1"), "node-b": ("fs-b", "198.18.40.2"),
+         "node-c": ("fs-c", "198.18.40.3")}
+# node-b's PCIe and NIC come from a fixture tree (this host has no fabric
+# NIC): its exporter reads a copy of tests/fixtures/pcie-x4-slot.
+FIXTURE_NODE = "node-b"
+# A second link between node-a and node-b (a management or slower NIC) that a
+# bad route can send fabric traffic through.
+SIDE = ("fs-a1", "198.18.41.1", "fs-b1", "198.18.41.2")
+# The fabric's own ceiling: every node's egress is shaped to this rate, so
+# probes measure the link and not this (shared, small) host's CPU.
+LINE_RATE = "400mbit"
+# A shaped-down node, and the second link: a quarter of the line.
+SLOW_RATE, SLOW_BURST = "100mbit", "64kb"
+SECRET = "0123456789abcdef0123456789abcdef"
+
+CONFIG = """
+fleet:
+  self: {self}
+  nodes:
+{nodes}
+probes:
+  secret_file: {secret}
+  state_file: ""
+  max_splay: 0s
+  skip_when_busy_fraction: 0
+  path: {{interval: 1s, echo_timeout: 1s}}
+  tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false}}
+collectors:
+  flows: {{enabled: false}}
+  netdev: {{interfaces: [{iface}]}}
+{extra}"""
+
+PCIE_CONFIG = """  pcie:
+    pci_ids_file: {fixtures}/pci.ids
+    config_space_dump: {fixtures}/pcie-x4-slot/lspci-xxxx.txt
+"""
+
+
+def netns_exec(ns, *args, check=True):
+    return subprocess.run(["ip", "netns", "exec", ns, *args], check=check, capture_output=True,
+                          text=True)
+
+
+class Fabric:
+    """Builds the namespaces and configs; `close()` removes everything."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.exporters = {}
+        self.sysfs = os.path.join(tmp, "node-b-sys")
+
+    def build(self):
+        for ns in [ns for ns, _ in NODES.values()]:
+            ip("netns", "del", ns, check=False)
+            ip("netns", "add", ns)
+            ip("-n", ns, "link", "set", "lo", "up")
+        ip("-n", HUB, "link", "set", "lo", "up")
+        ip("-n", HUB, "link", "add", BRIDGE, "mtu", str(MTU), "type", "bridge")
+        ip("-n", HUB, "addr", "add", HUB_ADDRESS + "/24", "dev", BRIDGE)
+        ip("-n", HUB, "link", "set", BRIDGE, "up")
+        for i, (ns, address) in enumerate(NODES.values()):
+            port = f"fs-p{i}"
+            ip("link", "add", IFACE, "mtu", str(MTU), "netns", ns, "type", "veth", "peer", "name",
+               port, "mtu", str(MTU), "netns", HUB)
+            ip("-n", ns, "addr", "add", address + "/24", "dev", IFACE)
+            ip("-n", ns, "link", "set", IFACE, "up")
+            ip("-n", HUB, "link", "set", port, "master", BRIDGE, "up")
+            # A tuned fabric host: socket buffers hold the bandwidth-delay
+            # product of the fastest NIC in the fleet (node-b's 200 GbE).
+            for key in ("net.core.rmem_max", "net.core.wmem_max"):
+                netns_exec(ns, "sysctl", "-qw", f"{key}=1073741824")
+            for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
+                netns_exec(ns, "sysctl", "-qw", f"{key}=4096 131072 1073741824")
+            self.shape(ns, LINE_RATE)
+        a, b = NODES["node-a"][0], NODES["node-b"][0]
+        ip("link", "add", SIDE[0], "mtu", str(MTU), "netns", a, "type", "veth", "peer", "name",
+           SIDE[2], "mtu", str(MTU), "netns", b)
+        for ns, dev, addr in ((a, SIDE[0], SIDE[1]), (b, SIDE[2], SIDE[3])):
+            ip("-n", ns, "addr", "add", addr + "/30", "dev", dev)
+            ip("-n", ns, "link", "set", dev, "up")
+            self.shape(ns, SLOW_RATE, SLOW_BURST, dev)
+        self._write_configs()
+        self._build_fixture_sysfs()
+
+    @staticmethod
+    def shape(ns, rate, burst="256kb", dev=IFACE):
+        """TBF on a node's egress. The queue holds 5 ms at `rate` plus `burst`:
+        enough that TCP rarely overflows it (a steady, lossless rate), short
+        enough that the RTT stays a switch's: at 100 Mbit/s with a 64 KiB burst
+        it adds at most 10 ms, far below what the socket buffers cover."""
+        netns_exec(ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate,
+                   "burst", burst, "latency", "5ms")
+
+    def _write_configs(self):
+        secret = os.path.join(self.tmp, "probe.secret")
+        with open(secret, "w") as f:
+            f.write(SECRET + "\n")
+        os.chmod(secret, 0o600)
+        nodes = "\n".join(f"    - {{name: {name}, address: {address}, interface: {IFACE}, "
+                          f"mtu: {MTU}}}" for name, (_, address) in NODES.items())
+        self.configs = {}
+        for name in NODES:
+            extra = PCIE_CONFIG.format(fixtures=FIXTURES) if name == FIXTURE_NODE else ""
+            path = os.path.join(self.tmp, name + ".yml")
+            with open(path, "w") as f:
+                f.write(CONFIG.format(self=name, nodes=nodes, secret=secret, iface=IFACE,
+                                      extra=extra))
+            self.configs[name] = path
+
+    # The fixture has two 200 GbE cards: 01:00.0 in a CPU x16 slot and 02:00.0
+    # in a chipset slot wired x4. The copy names the x16 card's port fab0 (the
+    # fleet interface); `move_nic_to_x4_slot` makes fab0 the x4 card's port,
+    # as if the card had been moved, and `move_nic_back` undoes it.
+    X16 = "devices/pci0000:00/0000:00:01.0/0000:01:00.0/net"
+    X4 = "devices/pci0000:00/0000:00:1c.0/0000:02:00.0/net"
+
+    def _build_fixture_sysfs(self):
+        shutil.copytree(os.path.join(FIXTURES, "pcie-x4-slot", "sys"), self.sysfs, symlinks=True)
+        self._rename_port(self.X16, "enp1s0np0", IFACE)
+
+    def _rename_port(self, device_net, old, new):
+        os.rename(os.path.join(self.sysfs, device_net, old),
+                  os.path.join(self.sysfs, device_net, new))
+        os.unlink(os.path.join(self.sysfs, "class", "net", old))
+        os.symlink(os.path.join("..", "..", device_net, new),
+                   os.path.join(self.sysfs, "class", "net", new))
+
+    def move_nic_to_x4_slot(self):
+        self._rename_port(self.X16, IFACE, "enp1s0np0")
+        self._rename_port(self.X4, "enp2s0np0", IFACE)
+
+    def move_nic_back(self):
+        self._rename_port(self.X4, IFACE, "enp2s0np0")
+        self._rename_port(self.X16, "enp1s0np0", IFACE)
+
+    def start_exporters(self):
+        for name, (ns, address) in NODES.items():
+            args = ["--config.file=" + self.configs[name],
+                    f"--web.listen-address={address}:{PORT}"]
+            if name == FIXTURE_NODE:
+                args.append("--path.sysfs=" + self.sysfs)
+            self.exporters[name] = Exporter(*args, netns=ns).__enter__()
+
+    def close(self):
+        for e in self.exporters.values():
+            e.__exit__(None, None, None)
+        for ns, _ in NODES.values():
+            kill_namespace_processes(ns)
+            ip("netns", "del", ns, check=False)
+
+
+def kill_namespace_processes(ns):
+    """Kills, by pid, whatever still runs in `ns` (left by a crashed run)."""
+    r = ip("netns", "pids", ns, check=False)
+    for pid in r.stdout.split():
+        try:
+            os.kill(int(pid), 9)
+        except (ProcessLookupError, ValueError):
+            pass
