@@ -52,7 +52,12 @@ class Exporter:
                 raise RuntimeError("fabric_exporter did not start within 10 s: " + "".join(self.log_lines))
             if line is None:
                 raise RuntimeError("fabric_exporter exited at start-up: " + "".join(self.log_lines))
-            record = json.loads(line)
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                # Errors before the logger is set up (a bad flag or config) are plain text; the
+                # process exits next and the None above reports them with the whole log.
+                continue
             if record.get("msg") == "fabric_exporter listening":
                 parts = urllib.parse.urlsplit(record["url"])
                 self.base_url = f"{parts.scheme}://{parts.netloc}"
