@@ -6,10 +6,13 @@ Usage: make_seeds.py SOURCE_DIR OUT_DIR
 Each target's inputs start with a selector byte naming the entry point (see
 the target's switch), so fixture files are written with that byte in front.
 A few shapes no fixture holds (mountinfo, /proc/stat, netlink dumps, control
-messages) are built here.
+messages) are built here. The YAML and control-protocol targets also get a
+libFuzzer dictionary (OUT_DIR/TARGET.dict) of the keys and verbs their
+parsers look for, taken from the source so it follows the code.
 """
 
 import pathlib
+import re
 import struct
 import sys
 
@@ -178,5 +181,33 @@ def yaml_configs():
           "    duration: 0\n    values: {}\n    verdicts: {}\n    info: {}\n")
 
 
-for make in (procfs, sysfs, ethtool, flows, netlink, control, yaml_configs):
+def dictionary(target, globs, pattern, extra=()):
+    words = set(extra)
+    for glob in globs:
+        for f in sorted(SRC.glob(glob)):
+            words.update(re.findall(pattern, f.read_text()))
+    def escape(word):
+        return "".join(c if " " <= c <= "~" and c not in '"\\' else "\\x%02X" % ord(c)
+                       for c in word)
+    lines = ['"%s"' % escape(w) for w in sorted(words)]
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{target}.dict").write_text("\n".join(lines) + "\n")
+
+
+def dictionaries():
+    yaml_syntax = (": ", "- ", "{", "}", "[", "]", "\n  ", "&a", "*a", "!!str", "'", "~")
+    dictionary("fuzz_config", ["exporter/options.cc", "exporter/fleet.cc",
+                               "exporter/probes/probe_runtime.cc",
+                               "exporter/collectors/*.cc", "exporter/core/config_node.cc"],
+               r'"([a-z][a-z0-9_]{1,40})"', yaml_syntax + ("5m", "250ms", "1h30m", "0x02"))
+    dictionary("fuzz_web_config", ["exporter/core/web_config.cc"], r'"([A-Za-z][A-Za-z0-9_$]{1,40})"',
+               yaml_syntax + ("$2y$",))
+    dictionary("fuzz_state_file", ["exporter/probes/result_store.cc"],
+               r'"([a-z][a-z0-9_]{1,40})"', yaml_syntax + ("tcp_multi", "rdma", ".nan", ".inf"))
+    dictionary("fuzz_control", ["active-probes/control/*.cc", "active-probes/responder/*.cc",
+                                "active-probes/tcp/*.cc", "active-probes/rdma/rdma_messages.cc"],
+               r'"([A-Za-z][A-Za-z0-9_]{1,30})"', (" ", "=", "\n", "\r\n", "\t"))
+
+
+for make in (dictionaries, procfs, sysfs, ethtool, flows, netlink, control, yaml_configs):
     make()
