@@ -170,6 +170,10 @@ def yaml_configs():
           "  client_auth_type: RequireAndVerifyClientCert\n  min_version: TLS12\n"
           "basic_auth_users:\n  alice: $2y$10$abcdefghijklmnopqrstuv\n"
           "http_server_config:\n  http2: true\n")
+    a = Corpus("fuzz_basic_auth")
+    for header in ("Basic cHJvbWV0aGV1czpzM2NyZXQ=", "Basic cHJvbWV0aGV1czp3cm9uZw==",
+                   "Basic dW5rbm93bjp4", "Bearer abc", ""):
+        a.add(header)
     s = Corpus("fuzz_state_file")
     s.add("version: 1\nresults:\n  - probe: tcp_multi\n    target: node-b\n    direction: send\n"
           "    timestamp: 1700000000.5\n    success: true\n    failure_reason: \"\"\n"
