@@ -174,6 +174,10 @@ def yaml_configs():
     for header in ("Basic cHJvbWV0aGV1czpzM2NyZXQ=", "Basic cHJvbWV0aGV1czp3cm9uZw==",
                    "Basic dW5rbm93bjp4", "Bearer abc", ""):
         a.add(header)
+    h = Corpus("fuzz_http_head")
+    h.add("GET /metrics?x=1 HTTP/1.1\r\nHost: node-a:9877\r\n"
+          "Authorization: Basic cHJvbWV0aGV1czpzM2NyZXQ=\r\nAccept: */*")
+    h.add("HEAD / HTTP/1.0\r\nauthorization:   Bearer x  ")
     s = Corpus("fuzz_state_file")
     s.add("version: 1\nresults:\n  - probe: tcp_multi\n    target: node-b\n    direction: send\n"
           "    timestamp: 1700000000.5\n    success: true\n    failure_reason: \"\"\n"
