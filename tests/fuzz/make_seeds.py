@@ -217,5 +217,19 @@ def dictionaries():
                r'"([A-Za-z][A-Za-z0-9_]{1,30})"', (" ", "=", "\n", "\r\n", "\t"))
 
 
-for make in (dictionaries, procfs, sysfs, ethtool, flows, netlink, control, yaml_configs):
+def cli():
+    c = Corpus("fuzz_cli")
+    c.add("--config.file=/etc/fabric.yml\0--no-collector.flows\0--log.level\0debug", 0)
+    c.add("--collector.netdev.queue-stats\0--web.listen-address=[::1]:9877\0--help", 0)
+    for text in ("5s", "250ms", "1.5s", "256K", "4M", "1,2,4,8"):
+        c.add(text, 1)
+    for text in ("1G", "30s", "read", "randwrite"):
+        c.add(text, 2)
+    for text in ("sendfile", "both", "json", "warn"):
+        c.add(text, 3)
+    for text in ("127.0.0.1:9877", "[::]:9877", ":9877"):
+        c.add(text, 4)
+
+
+for make in (cli, dictionaries, procfs, sysfs, ethtool, flows, netlink, control, yaml_configs):
     make()
