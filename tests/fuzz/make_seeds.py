@@ -149,6 +149,10 @@ def control():
         c.add(line, 0)
     c.add("\n".join(lines) + "\n", 1)
     c.add("HELLO probe=tcp\r\nBYE\npartial", 1)
+    # Past the 64 KiB line limit, with and without its newline (these also
+    # raise the target's -max_len, which follows the largest seed).
+    c.add("HELLO pad=" + "x" * 70000 + "\nBYE\n", 1)
+    c.add("HELLO pad=" + "x" * 70000, 1)
     for text in ("10.0.0.0/8,192.168.1.0/24", "::1/128", "0.0.0.0/0,::/0", "[fe80::1]:18515",
                  "node-b:9000", "10.0.0.2"):
         c.add(text, 2)
