@@ -114,14 +114,17 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table) {
   return flags;
 }
 
-ExporterOptions ResolveExporterOptions(const FlagSet& flags,
-                                       const std::vector<CollectorSpec>& table) {
+namespace {
+
+// The options from the flags and the config file (null: no file) parsed
+// from `contents`.
+ExporterOptions Resolve(const FlagSet& flags, const std::vector<CollectorSpec>& table,
+                        const ConfigNode* file, const std::string& contents) {
   ExporterOptions options;
-  options.config_file = flags.GetString("config.file");
   options.check_config_only = flags.GetBool("config.check");
-  if (!options.config_file.empty()) {
-    std::string contents;
-    options.config = ConfigNode::LoadFile(options.config_file, &contents);
+  if (file != nullptr) {
+    options.config_file = file->file();
+    options.config = *file;
     options.config_sha256 = Sha256Hex(contents);
     ValidateConfigShape(options.config, table);
     options.fleet = ParseFleet(options.config.Child("fleet"));
@@ -201,6 +204,24 @@ ExporterOptions ResolveExporterOptions(const FlagSet& flags,
     if (enabled) options.enabled_collectors.emplace_back(spec.name);
   }
   return options;
+}
+
+}  // namespace
+
+ExporterOptions ResolveExporterOptions(const FlagSet& flags,
+                                       const std::vector<CollectorSpec>& table) {
+  std::string path = flags.GetString("config.file");
+  if (path.empty()) return Resolve(flags, table, nullptr, "");
+  std::string contents;
+  ConfigNode file = ConfigNode::LoadFile(path, &contents);
+  return Resolve(flags, table, &file, contents);
+}
+
+ExporterOptions ResolveExporterOptionsFromText(const FlagSet& flags,
+                                               const std::vector<CollectorSpec>& table,
+                                               const std::string& text, const std::string& name) {
+  ConfigNode file = ConfigNode::LoadString(text, name);
+  return Resolve(flags, table, &file, text);
 }
 
 ConfigNode CollectorSettings(const ExporterOptions& options, std::string_view name) {

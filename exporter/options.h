@@ -44,6 +44,12 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table);
 // std::invalid_argument (bad flag values, naming the flag).
 ExporterOptions ResolveExporterOptions(const FlagSet& flags,
                                        const std::vector<CollectorSpec>& table);
+// The same with the config file's text given rather than read from
+// --config.file (tests and the fuzz target); `name` stands for the file in
+// messages.
+ExporterOptions ResolveExporterOptionsFromText(const FlagSet& flags,
+                                               const std::vector<CollectorSpec>& table,
+                                               const std::string& text, const std::string& name);
 
 // The `collectors.NAME` section for a collector (empty if the file has none).
 ConfigNode CollectorSettings(const ExporterOptions& options, std::string_view name);

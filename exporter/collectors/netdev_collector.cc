@@ -380,6 +380,13 @@ class NetdevCollector : public Collector {
 std::optional<std::regex> RegexSetting(const ConfigNode& settings, std::string_view key) {
   auto pattern = settings.String(key);
   if (!pattern || pattern->empty()) return std::nullopt;
+  // libstdc++ compiles a regex recursively: thousands of nested groups
+  // overflow the stack. Name filters need far less.
+  constexpr size_t kMaxPatternBytes = 1024;
+  if (pattern->size() > kMaxPatternBytes) {
+    settings.Fail(key, "regular expression longer than " + std::to_string(kMaxPatternBytes) +
+                           " bytes; a device or statistic name filter needs far less");
+  }
   try {
     return std::regex(*pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {

@@ -14,8 +14,19 @@ namespace {
 
 constexpr size_t kMaxCachedCredentials = 1024;
 
+// Strict RFC 4648 base64: EVP_DecodeBlock alone also takes '=' inside the
+// text (as zero bits) and surrounding whitespace, so text that is not the
+// base64 of the credentials would still decode to them.
 std::optional<std::string> DecodeBase64(std::string_view in) {
   if (in.empty() || in.size() % 4 != 0 || in.size() > 4096) return std::nullopt;
+  size_t data_end = in.size();
+  while (data_end > in.size() - 2 && in[data_end - 1] == '=') --data_end;
+  for (size_t i = 0; i < data_end; ++i) {
+    char c = in[i];
+    bool alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '+' || c == '/';
+    if (!alphabet) return std::nullopt;
+  }
   std::vector<unsigned char> out(in.size() / 4 * 3 + 1);
   int n = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(in.data()),
                           static_cast<int>(in.size()));
@@ -58,9 +69,16 @@ bool BasicAuthenticator::Check(std::string_view authorization) {
   if (!decoded) return false;
   auto colon = decoded->find(':');
   if (colon == std::string::npos) return false;
+  // crypt_r() reads the password as a C string: "secret\0anything" would pass
+  // as "secret". No user name or password of the web config holds a NUL.
+  bool has_nul = decoded->find('\0') != std::string::npos;
   std::string user = decoded->substr(0, colon);
   std::string password = decoded->substr(colon + 1);
   OPENSSL_cleanse(decoded->data(), decoded->size());
+  if (has_nul) {
+    OPENSSL_cleanse(password.data(), password.size());
+    return false;
+  }
   auto it = users_.find(user);
   if (it == users_.end()) {
     // Spend the same time as for a known user so timing does not reveal

@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -69,8 +70,16 @@ Result<UniqueFd> Listen(const std::string& address, int* port_out) {
   return fd;
 }
 
-// Parses "GET /path?query HTTP/1.1\r\nHeader: v\r\n...\r\n\r\n".
+}  // namespace
+
 std::optional<HttpRequest> ParseRequestHead(std::string_view head) {
+  // RFC 9112 2.2: a bare CR (one not ending a line) makes the message
+  // invalid; so does a NUL. Rejected whole rather than read around.
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (head[i] == '\0' || (head[i] == '\r' && (i + 1 == head.size() || head[i + 1] != '\n'))) {
+      return std::nullopt;
+    }
+  }
   auto lines = SplitLines(head);
   if (lines.empty()) return std::nullopt;
   auto first = SplitFields(lines[0]);
@@ -93,8 +102,6 @@ std::optional<HttpRequest> ParseRequestHead(std::string_view head) {
   }
   return request;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& listen_address,
                                                     const TlsServerConfig& tls, int max_connections,

@@ -15,7 +15,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "common/result.h"
@@ -24,6 +26,11 @@
 #include "exporter/core/web_config.h"
 
 namespace fabric {
+
+// The request line and headers the TLS listener reads before it routes (the
+// head without its final blank line): nullopt unless the request line is
+// "METHOD TARGET HTTP/1.x". Only the path and Authorization are kept.
+std::optional<HttpRequest> ParseRequestHead(std::string_view head);
 
 struct SslCtxDeleter {
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }

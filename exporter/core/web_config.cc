@@ -3,8 +3,6 @@
 #include <openssl/ssl.h>
 #include <unistd.h>
 
-#include "exporter/core/config_node.h"
-
 namespace fabric {
 namespace {
 
@@ -74,7 +72,10 @@ TlsServerConfig ParseTls(const ConfigNode& tls) {
 }  // namespace
 
 WebConfig LoadWebConfig(const std::string& path) {
-  ConfigNode root = ConfigNode::LoadFile(path);
+  return ParseWebConfig(ConfigNode::LoadFile(path));
+}
+
+WebConfig ParseWebConfig(const ConfigNode& root) {
   root.ExpectMapWithKeys({"tls_server_config", "basic_auth_users", "http_server_config"});
   WebConfig config;
   if (ConfigNode tls = root.Child("tls_server_config"); tls.present()) {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "exporter/core/config_node.h"
+
 namespace fabric {
 
 enum class ClientAuth {
@@ -38,5 +40,8 @@ struct WebConfig {
 // file:line:key for unknown keys, wrong types, unknown enum values, unreadable
 // certificate files and password entries that are not bcrypt hashes.
 WebConfig LoadWebConfig(const std::string& path);
+// The same for a file already parsed (tests and the fuzz target use
+// ConfigNode::LoadString).
+WebConfig ParseWebConfig(const ConfigNode& root);
 
 }  // namespace fabric

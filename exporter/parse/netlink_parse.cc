@@ -41,17 +41,21 @@ Status WalkMessages(std::string_view buffer, uint16_t type, std::string_view wha
       return OkStatus();
     }
     if (header.nlmsg_type == NLMSG_ERROR) {
-      int err = payload.size() >= sizeof(int) ? -Load<int>(payload.data()) : 0;
+      // The kernel sends -errno; 64 bits so a corrupt INT_MIN cannot overflow.
+      int64_t err = payload.size() >= sizeof(int) ? -int64_t{Load<int>(payload.data())} : 0;
       if (err == 0) {  // An ACK.
         offset += NLMSG_ALIGN(header.nlmsg_len);
         continue;
       }
-      return MakeError(std::string(what) + ": netlink error " + std::strerror(err));
+      return MakeError(std::string(what) + ": netlink error " +
+                       (err > 0 && err < 4096 ? std::strerror(static_cast<int>(err))
+                                              : "code " + std::to_string(-err)));
     }
     if (header.nlmsg_type == type) FABRIC_RETURN_IF_ERROR(handle(payload));
     offset += NLMSG_ALIGN(header.nlmsg_len);
   }
-  if (offset != buffer.size() && !done) {
+  // offset passes the end only by the last message's missing alignment padding.
+  if (offset < buffer.size() && !done) {
     return MakeError(std::string(what) + ": " + std::to_string(buffer.size() - offset) +
                      " trailing bytes after the last netlink message");
   }

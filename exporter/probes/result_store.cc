@@ -112,9 +112,13 @@ Status ResultStore::Save(const std::string& path) const {
 Status ResultStore::Load(const std::string& path, LoadScope scope) {
   auto text = ReadTable(path);
   if (!text.ok()) return Unexpected{text.error()};
+  return LoadText(*text, path, scope);
+}
+
+Status ResultStore::LoadText(const std::string& text, const std::string& path, LoadScope scope) {
   std::vector<ProbeRecord> loaded;
   try {
-    YAML::Node root = YAML::Load(*text);
+    YAML::Node root = YAML::Load(text);
     if (!root.IsMap() || root["version"].as<int>() != kStateFormatVersion) {
       return MakeError(path + ": not a fabric_exporter state file of version " +
                        std::to_string(kStateFormatVersion));

@@ -59,6 +59,9 @@ class ResultStore {
   // Loads results saved earlier. A missing file is absent (not an error); a corrupt one is an
   // error the caller reports and then ignores.
   Status Load(const std::string& path, LoadScope scope = LoadScope::kExpected);
+  // Load's parsing half: `text` is a state file's contents, `source` names it in errors.
+  Status LoadText(const std::string& text, const std::string& source,
+                  LoadScope scope = LoadScope::kExpected);
 
  private:
   mutable std::mutex mutex_;

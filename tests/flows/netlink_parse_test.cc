@@ -195,5 +195,32 @@ TEST(NetlinkParseTest, SurvivesGarbageAndTruncation) {
   }
 }
 
+// Found by fuzz_netlink: an NLMSG_ERROR of INT_MIN overflowed the negation
+// (UB), and a last message without its alignment padding was reported as
+// 2^64-ish trailing bytes.
+TEST(NetlinkParseTest, ErrorCodeOutOfRangeAndUnpaddedLastMessage) {
+  nlmsgerr err{};
+  err.error = INT32_MIN;
+  std::string payload(reinterpret_cast<const char*>(&err), sizeof(err));
+  std::vector<SocketRecord> out;
+  bool done = false;
+  auto failed = ParseInetDiagBuffer(Message(NLMSG_ERROR, payload), out, done);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("netlink error code -2147483648"), std::string::npos)
+      << failed.error().message;
+
+  ifinfomsg link{};
+  link.ifi_index = 3;
+  std::string link_payload;
+  Append(link_payload, &link, sizeof(link));
+  link_payload += Attribute(IFLA_IFNAME, "eth0", 5);
+  std::string unpadded = Message(RTM_NEWLINK, link_payload.substr(0, link_payload.size() - 3));
+  ASSERT_NE(unpadded.size() % NLMSG_ALIGNTO, 0u);
+  std::map<uint32_t, std::string> names;
+  auto parsed = ParseLinkBuffer(unpadded, names, done);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(names[3], "eth0");
+}
+
 }  // namespace
 }  // namespace fabric

@@ -40,5 +40,15 @@ TEST(BasicAuthTest, PasswordMayContainColons) {
   EXPECT_TRUE(auth.Check(Header("dTphOmI=")));  // u:a:b
 }
 
+// Found by fuzz_basic_auth: crypt_r() stops at a NUL, so "s3cret\0junk" was
+// accepted as "s3cret", and base64 with '=' inside decoded (to a NUL).
+TEST(BasicAuthTest, RejectsNulInCredentialsAndPaddingInside) {
+  BasicAuthenticator auth({{"prometheus", Bcrypt("s3cret")}});
+  EXPECT_FALSE(auth.Check(Header("cHJvbWV0aGV1czpzM2NyZXQAeA==")));  // prometheus:s3cret\0x
+  EXPECT_FALSE(auth.Check(Header("cHJvbWV0aGV1czpzM2NyZXQ=cHJvbWY0aGV1czpzM2NyZXQ=")));
+  EXPECT_FALSE(auth.Check(Header(" HJvbWV0aGV1czpzM2NyZXQ=")));
+  EXPECT_TRUE(auth.Check(Header("cHJvbWV0aGV1czpzM2NyZXQ=")));
+}
+
 }  // namespace
 }  // namespace fabric

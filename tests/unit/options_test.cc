@@ -132,5 +132,28 @@ TEST(OptionsTest, BadFlagValuesNameTheFlag) {
   EXPECT_THROW(Resolve({"--web.max-threads=lots"}), std::invalid_argument);
 }
 
+// The in-memory entry point (the config fuzz target's) resolves exactly as the
+// file does: same options, same hash, errors naming the given name.
+TEST(OptionsTest, FromTextMatchesTheFile) {
+  const std::string text = "log:\n  level: debug\ncollectors:\n  softnet:\n    enabled: false\n";
+  testing::TestDir dir;
+  auto path = dir.Write("ok.yml", text);
+  ExporterOptions from_file = Resolve({"--config.file=" + path});
+  FlagSet flags = MakeExporterFlags(CollectorTable());
+  const char* argv[] = {"fabric_exporter"};
+  ASSERT_TRUE(flags.Parse(1, argv).ok());
+  ExporterOptions from_text = ResolveExporterOptionsFromText(flags, CollectorTable(), text, path);
+  EXPECT_EQ(from_text.log_level, log::Level::kDebug);
+  EXPECT_EQ(from_text.enabled_collectors, from_file.enabled_collectors);
+  EXPECT_EQ(from_text.config_sha256, from_file.config_sha256);
+  EXPECT_EQ(from_text.config_file, path);
+  try {
+    ResolveExporterOptionsFromText(flags, CollectorTable(), "log:\n  level: loud\n", "mem.yml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("mem.yml:2:10: key log.level:", 0), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace fabric

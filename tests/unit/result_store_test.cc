@@ -4,6 +4,8 @@
 #include <prometheus/text_serializer.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "exporter/probes/probe_results_collector.h"
 #include "tests/unit/test_dir.h"
@@ -84,6 +86,25 @@ TEST(ResultStoreTest, CorruptOrMissingFileIsReportedNotFatal) {
   auto wrong = dir.Write("wrong.yml", "version: 1\nresults:\n  - kind: tcp\n    target: node-b\n");
   EXPECT_FALSE(store.Load(wrong).ok());
   EXPECT_EQ(store.Snapshot().at(0).timestamp_seconds, 0);  // Nothing half-loaded.
+}
+
+// LoadText (the state-file fuzz target's entry point) is Load without the
+// file: same records, errors naming the given source.
+TEST(ResultStoreTest, LoadTextParsesWhatSaveWrote) {
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ResultStore store;
+  store.Record(TcpResult("node-b", 1.4e10));
+  ASSERT_TRUE(store.Save(path).ok());
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ResultStore loaded;
+  loaded.Expect({"tcp_multi", "node-b", "send"});
+  ASSERT_TRUE(loaded.LoadText(text, "mem").ok());
+  EXPECT_EQ(loaded.Snapshot().at(0).values.at("throughput_bytes_per_second"), 1.4e10);
+  auto bad = loaded.LoadText("version: 1\nresults: [\n", "mem");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("mem:", 0), 0u);
 }
 
 TEST(ProbeResultsCollectorTest, SeriesExistBeforeTheFirstRunAndCarryVerdicts) {

@@ -55,5 +55,15 @@ TEST(WebConfigTest, ErrorsNameLineAndKey) {
       0u);
 }
 
+// ParseWebConfig (the fuzz target's entry point) on an in-memory file.
+TEST(WebConfigTest, ParseFromString) {
+  auto config =
+      ParseWebConfig(ConfigNode::LoadString("basic_auth_users:\n  alice: $2y$10$abc\n", "mem.yml"));
+  EXPECT_EQ(config.basic_auth_users.at("alice"), "$2y$10$abc");
+  EXPECT_FALSE(config.tls);
+  EXPECT_THROW(ParseWebConfig(ConfigNode::LoadString("tls_server_config: 3\n", "mem.yml")),
+               ConfigError);
+}
+
 }  // namespace
 }  // namespace fabric

@@ -1,0 +1,44 @@
+// Netlink dump parsers (inet_diag sockets, RTM_NEWADDR, RTM_NEWLINK, the
+// tcp_info payload): the kernel is trusted, but a length field read wrong
+// here reads past the receive buffer, which is what this target looks for.
+// The input is copied into a buffer of its exact size so ASan sees overreads.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exporter/parse/netlink_parse.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto in = fabric::fuzz::Split(data, size, 4);
+  // Netlink buffers are 4-byte aligned in the kernel's receive buffer.
+  std::unique_ptr<uint32_t[]> aligned(new uint32_t[in.text.size() / 4 + 1]);
+  if (!in.text.empty()) std::memcpy(aligned.get(), in.text.data(), in.text.size());
+  std::string_view buffer(reinterpret_cast<const char*>(aligned.get()), in.text.size());
+  bool done = false;
+  switch (in.selector) {
+    case 0: {
+      std::vector<fabric::SocketRecord> sockets;
+      (void)fabric::ParseInetDiagBuffer(buffer, sockets, done);
+      break;
+    }
+    case 1:
+      (void)fabric::ParseTcpInfo(buffer);
+      break;
+    case 2: {
+      std::vector<fabric::InterfaceAddress> addresses;
+      (void)fabric::ParseIfAddrBuffer(buffer, addresses, done);
+      break;
+    }
+    case 3: {
+      std::map<uint32_t, std::string> links;
+      (void)fabric::ParseLinkBuffer(buffer, links, done);
+      break;
+    }
+  }
+  return 0;
+}

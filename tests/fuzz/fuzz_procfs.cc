@@ -1,0 +1,56 @@
+// procfs parsers: softnet_stat, snmp/netstat, sysctl values, mountinfo,
+// /proc/stat and CPU lists. Results are walked so a parser that returned
+// garbage (dangling views, bad sizes) shows up under ASan.
+#include <cstddef>
+#include <cstdint>
+
+#include "active-probes/tcp/host_stats.h"
+#include "exporter/parse/mountinfo_parse.h"
+#include "exporter/parse/snmp_parse.h"
+#include "exporter/parse/softnet_parse.h"
+#include "exporter/parse/sysctl_parse.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto in = fabric::fuzz::Split(data, size, 7);
+  switch (in.selector) {
+    case 0: {
+      auto r = fabric::ParseSoftnetStat(in.text, "softnet_stat");
+      if (r.ok()) {
+        uint64_t sum = 0;
+        for (const auto& cpu : *r) sum += cpu.processed + cpu.backlog_len.value_or(0);
+        (void)sum;
+      }
+      break;
+    }
+    case 1: {
+      auto r = fabric::ParseSnmpTable(in.text, "snmp");
+      if (r.ok()) {
+        (void)r->Get("Tcp", "RetransSegs");
+        (void)r->HasPrefix("TcpExt");
+        fabric::SnmpTable merged;
+        merged.MergeFrom(*r);
+      }
+      break;
+    }
+    case 2:
+      (void)fabric::ParseSysctlInt(in.text, "sysctl");
+      (void)fabric::ParseSysctlWord(in.text, "sysctl");
+      break;
+    case 3:
+      (void)fabric::ParseSysctlInts(in.text, 3, "tcp_rmem");
+      break;
+    case 4: {
+      auto r = fabric::ParseMountInfo(in.text, "mountinfo");
+      if (r.ok()) (void)fabric::FindMount(*r, 8, 1, "/var/lib/data");
+      break;
+    }
+    case 5:
+      (void)fabric::probe::ParseProcStat(in.text);
+      break;
+    case 6:
+      (void)fabric::probe::ParseCpuList(in.text);
+      break;
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+// The probe state file (ResultStore::Load): written by the exporter itself,
+// but read back after crashes, disk errors and hand edits, so a corrupt file
+// must come back as an error, never an exception or a crash. Every rung is
+// Expect()ed for the targets the seeds use so loaded records are kept.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "exporter/probes/result_store.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fabric::ResultStore store;
+  for (const char* rung : fabric::kProbeRungs) {
+    for (const char* direction : {"", "send", "receive", "both"}) {
+      store.Expect({rung, "node-b", direction});
+    }
+  }
+  std::string text(reinterpret_cast<const char*>(data), size);
+  (void)store.LoadText(text, "state.yml");
+  (void)store.Snapshot();
+  return 0;
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every fuzz target from the fixtures.
+
+Usage: make_seeds.py SOURCE_DIR OUT_DIR
+
+Each target's inputs start with a selector byte naming the entry point (see
+the target's switch), so fixture files are written with that byte in front.
+A few shapes no fixture holds (mountinfo, /proc/stat, netlink dumps, control
+messages) are built here. The YAML and control-protocol targets also get a
+libFuzzer dictionary (OUT_DIR/TARGET.dict) of the keys and verbs their
+parsers look for, taken from the source so it follows the code.
+"""
+
+import pathlib
+import re
+import struct
+import sys
+
+SRC = pathlib.Path(sys.argv[1])
+OUT = pathlib.Path(sys.argv[2])
+FIX = SRC / "tests" / "fixtures"
+
+
+class Corpus:
+    def __init__(self, target):
+        self.dir = OUT / target
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.count = 0
+
+    def add(self, data, selector=None):
+        if isinstance(data, str):
+            data = data.encode()
+        if selector is not None:
+            data = bytes([selector]) + data
+        self.count += 1
+        (self.dir / f"seed-{self.count:04d}").write_bytes(data)
+
+
+def files(pattern, limit=40):
+    return sorted(FIX.glob(pattern))[:limit]
+
+
+def procfs():
+    c = Corpus("fuzz_procfs")
+    for f in files("*/proc/net/softnet_stat"):
+        c.add(f.read_bytes(), 0)
+    for f in files("*/proc/net/snmp") + files("*/proc/net/netstat"):
+        c.add(f.read_bytes(), 1)
+    for f in files("*/proc/sys/net/*/*"):
+        c.add(f.read_bytes(), 2)
+        c.add(f.read_bytes(), 3)
+    c.add("36 25 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n"
+          "87 36 259:2 /data /var/lib/data rw,noatime - xfs /dev/nvme0n1p2 rw\n"
+          "88 36 0:45 / /mnt/with\\040space rw - tmpfs tmpfs rw,size=1024k\n", 4)
+    c.add("cpu  4705 356 584 3699 23 23 0 0 0 0\n"
+          "cpu0 1393 280 290 1829 11 12 0 0 0 0\n"
+          "cpu1 3312 76 294 1870 12 11 0 0 0 0\nintr 1462898\nctxt 2055\n", 5)
+    for cpus in ("0-3,8-11", "0", "0-63", "1,3,5-7\n"):
+        c.add(cpus, 6)
+
+
+def sysfs():
+    c = Corpus("fuzz_sysfs")
+    for f in files("**/ports/*/state", 4) + files("**/ports/*/phys_state", 4):
+        c.add(f.read_bytes(), 0)
+    for f in files("**/ports/*/rate", 4):
+        c.add(f.read_bytes(), 1)
+    for f in files("**/current_link_speed", 8) + files("**/max_link_width", 8):
+        c.add(f.read_bytes(), 2)
+    for f in files("**/vendor", 4) + files("**/device", 4):
+        if f.is_file():
+            c.add(f.read_bytes(), 3)
+    c.add("../../../devices/pci0000:00/0000:00:03.0/0000:01:00.0/virtio2", 3)
+    for f in files("**/aer_dev_*", 6):
+        c.add(f.read_bytes(), 4)
+    c.add(struct.pack("<HIHII", 0x0042, 0x0044_5d04, 0x1044, 0x00c8_0000, 0x3e), 5)
+    for text in ("18446744073709551615", "-9223372036854775808", "1.5e3", "0x1f"):
+        c.add(text, 6)
+    c.add("a  b\tc\nd\n", 7)
+
+
+def ethtool():
+    c = Corpus("fuzz_ethtool")
+    selector = {"driver.txt": 1, "statistics.txt": 2, "pause.txt": 3, "channels.txt": 4,
+                "rings.txt": 4}
+    for f in files("**/ethtool.recorded/*.txt", 60):
+        first, _, rest = f.read_bytes().partition(b"\n")
+        c.add(first, 0)
+        if f.name in selector:
+            c.add(rest, selector[f.name])
+    c.add("mlx5_core\nrx_prio3_pause", 5)
+    c.add("ice\ntx_queue_7_packets", 5)
+
+
+def flows():
+    c = Corpus("fuzz_flows")
+    for f in files("**/flows.rec", 4):
+        c.add(f.read_bytes(), 0)
+    for text in ("10.0.0.1", "fe80::1%eth0", "2001:db8::/32", "192.168.0.0/16", "::ffff:1.2.3.4"):
+        c.add(text, 1)
+
+
+def nlmsg(msg_type, payload):
+    body = payload + b"\0" * (-len(payload) % 4)
+    return struct.pack("<IHHII", 16 + len(payload), msg_type, 2, 1, 0) + body
+
+
+def rtattr(attr_type, payload):
+    return struct.pack("<HH", 4 + len(payload), attr_type) + payload + b"\0" * (-len(payload) % 4)
+
+
+def netlink():
+    c = Corpus("fuzz_netlink")
+    done = nlmsg(3, struct.pack("<i", 0))
+    tcp_info = bytearray(232)
+    tcp_info[0] = 1  # TCP_ESTABLISHED
+    struct.pack_into("<III", tcp_info, 16, 1448, 1448, 40)  # snd_mss, rcv_mss, unacked
+    diag = struct.pack("<BBBB", 2, 1, 0, 0) + struct.pack(">HH", 5201, 40000)
+    diag += bytes([10, 0, 0, 1]) + bytes(12) + bytes([10, 0, 0, 2]) + bytes(12)
+    diag += struct.pack("<IQ", 0, 1234) + struct.pack("<IIIII", 0, 0, 0, 0, 42)
+    diag += rtattr(2, bytes(tcp_info)) + rtattr(7, struct.pack("<9I", *range(9)))
+    c.add(nlmsg(20, diag) + done, 0)
+    c.add(bytes(tcp_info), 1)
+    addr = struct.pack("<BBBBI", 2, 24, 0, 0, 2) + rtattr(1, bytes([10, 0, 0, 1]))
+    addr += rtattr(2, bytes([10, 0, 0, 1]))
+    c.add(nlmsg(20, addr) + done, 2)
+    link = struct.pack("<BBHiII", 0, 0, 1, 2, 0x1043, 0) + rtattr(3, b"eth0\0")
+    c.add(nlmsg(16, link) + done, 3)
+    c.add(nlmsg(2, struct.pack("<i", -1) + bytes(16)), 3)
+
+
+def control():
+    c = Corpus("fuzz_control")
+    lines = [
+        "HELLO probe=tcp v=1",
+        "AUTH cnonce=00112233445566778899aabbccddeeff mac=" + "ab" * 32,
+        "TEST up=4 down=0 duration_ms=2000 warmup_ms=500 mode=sendfile block=131072 "
+        "rcvbuf=0 sndbuf=0",
+        "RDMA_TEST qps=2 size=65536 tx_depth=128 duration_ms=1000 warmup_ms=200",
+        "RDMA_ACCEPT token=abc cm_port=18516 addr=140737488355328 rkey=4660 length=131072 "
+        "device=mlx5_0 port=1 mtu=4096",
+        "RDMA_RESULT xmit_bytes=1 rcv_bytes=2 np_cnp_sent=0 rp_cnp_handled=0 out_of_buffer=0 "
+        "user_us=10 system_us=20",
+        "DATA index=3 token=deadbeef",
+        "MARK phase=start",
+        "BYE",
+    ]
+    for line in lines:
+        c.add(line, 0)
+    c.add("\n".join(lines) + "\n", 1)
+    c.add("HELLO probe=tcp\r\nBYE\npartial", 1)
+    # Past the 64 KiB line limit, with and without its newline (these also
+    # raise the target's -max_len, which follows the largest seed).
+    c.add("HELLO pad=" + "x" * 70000 + "\nBYE\n", 1)
+    c.add("HELLO pad=" + "x" * 70000, 1)
+    for text in ("10.0.0.0/8,192.168.1.0/24", "::1/128", "0.0.0.0/0,::/0", "[fe80::1]:18515",
+                 "node-b:9000", "10.0.0.2"):
+        c.add(text, 2)
+    c.add(lines[1] + "\n" + lines[2] + "\n", 3)
+    c.add("AUTH cnonce=short mac=x\n", 3)
+
+
+def yaml_configs():
+    c = Corpus("fuzz_config")
+    for f in sorted(FIX.glob("*/fabric_exporter.yml")) + [
+            SRC / "deploy" / "examples" / "fabric_exporter.yml"]:
+        if f.is_file():
+            c.add(f.read_bytes())
+    w = Corpus("fuzz_web_config")
+    example = SRC / "deploy" / "examples" / "web-config.yml"
+    if example.is_file():
+        w.add(example.read_bytes())
+    w.add("tls_server_config:\n  cert_file: /nonexistent/cert.pem\n  key_file: /nonexistent/key\n"
+          "  client_auth_type: RequireAndVerifyClientCert\n  min_version: TLS12\n"
+          "basic_auth_users:\n  alice: $2y$10$abcdefghijklmnopqrstuv\n"
+          "http_server_config:\n  http2: true\n")
+    a = Corpus("fuzz_basic_auth")
+    for header in ("Basic cHJvbWV0aGV1czpzM2NyZXQ=", "Basic cHJvbWV0aGV1czp3cm9uZw==",
+                   "Basic dW5rbm93bjp4", "Bearer abc", ""):
+        a.add(header)
+    h = Corpus("fuzz_http_head")
+    h.add("GET /metrics?x=1 HTTP/1.1\r\nHost: node-a:9877\r\n"
+          "Authorization: Basic cHJvbWV0aGV1czpzM2NyZXQ=\r\nAccept: */*")
+    h.add("HEAD / HTTP/1.0\r\nauthorization:   Bearer x  ")
+    s = Corpus("fuzz_state_file")
+    s.add("version: 1\nresults:\n  - probe: tcp_multi\n    target: node-b\n    direction: send\n"
+          "    timestamp: 1700000000.5\n    success: true\n    failure_reason: \"\"\n"
+          "    failure_detail: \"\"\n    duration: 12.25\n"
+          "    values:\n      goodput_bytes_per_second: 1.2e10\n      retransmits: 3\n"
+          "    verdicts:\n      receiver_window_limited: false\n    info:\n      interface: eth0\n"
+          "  - probe: rdma\n    target: node-b\n    direction: \"\"\n    timestamp: 1700000001\n"
+          "    success: false\n    failure_reason: refused\n    failure_detail: connection refused\n"
+          "    duration: 0\n    values: {}\n    verdicts: {}\n    info: {}\n")
+
+
+def dictionary(target, globs, pattern, extra=()):
+    words = set(extra)
+    for glob in globs:
+        for f in sorted(SRC.glob(glob)):
+            words.update(re.findall(pattern, f.read_text()))
+    def escape(word):
+        return "".join(c if " " <= c <= "~" and c not in '"\\' else "\\x%02X" % ord(c)
+                       for c in word)
+    lines = ['"%s"' % escape(w) for w in sorted(words)]
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{target}.dict").write_text("\n".join(lines) + "\n")
+
+
+def dictionaries():
+    yaml_syntax = (": ", "- ", "{", "}", "[", "]", "\n  ", "&a", "*a", "!!str", "'", "~")
+    dictionary("fuzz_config", ["exporter/options.cc", "exporter/fleet.cc",
+                               "exporter/probes/probe_runtime.cc",
+                               "exporter/collectors/*.cc", "exporter/core/config_node.cc"],
+               r'"([a-z][a-z0-9_]{1,40})"', yaml_syntax + ("5m", "250ms", "1h30m", "0x02"))
+    dictionary("fuzz_web_config", ["exporter/core/web_config.cc"], r'"([A-Za-z][A-Za-z0-9_$]{1,40})"',
+               yaml_syntax + ("$2y$",))
+    dictionary("fuzz_state_file", ["exporter/probes/result_store.cc"],
+               r'"([a-z][a-z0-9_]{1,40})"', yaml_syntax + ("tcp_multi", "rdma", ".nan", ".inf"))
+    dictionary("fuzz_control", ["active-probes/control/*.cc", "active-probes/responder/*.cc",
+                                "active-probes/tcp/*.cc", "active-probes/rdma/rdma_messages.cc"],
+               r'"([A-Za-z][A-Za-z0-9_]{1,30})"', (" ", "=", "\n", "\r\n", "\t"))
+
+
+def cli():
+    c = Corpus("fuzz_cli")
+    c.add("--config.file=/etc/fabric.yml\0--no-collector.flows\0--log.level\0debug", 0)
+    c.add("--collector.netdev.queue-stats\0--web.listen-address=[::1]:9877\0--help", 0)
+    for text in ("5s", "250ms", "1.5s", "256K", "4M", "1,2,4,8"):
+        c.add(text, 1)
+    for text in ("1G", "30s", "read", "randwrite"):
+        c.add(text, 2)
+    for text in ("sendfile", "both", "json", "warn"):
+        c.add(text, 3)
+    for text in ("127.0.0.1:9877", "[::]:9877", ":9877"):
+        c.add(text, 4)
+
+
+for make in (cli, dictionaries, procfs, sysfs, ethtool, flows, netlink, control, yaml_configs):
+    make()
