@@ -43,7 +43,7 @@
     speedMismatchRatio: 1.5,
     // One path's multi-stream TCP result below this fraction of the fleet's
     // median for the same direction, judged only with at least
-    // pathFleetMinPaths clean results in that direction (a median of two
+    // pathFleetMinPaths uncontended results in that direction (a median of two
     // paths cannot tell which of them is the slow one).
     pathFleetRatio: 0.5,
     pathFleetMinPaths: 3,
