@@ -27,6 +27,7 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
     },
   },
   local pair = ['instance', 'target', 'direction'],
+  local uncontended = 'instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max',
   local line = q('instance:fabric_line_rate_bytes_per_second:max', ['instance']),
 
   prometheusRules+:: {
@@ -42,6 +43,19 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
               or increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[1h])
             )
             * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
+          )
+        ||| % c,
+      }, {
+        // Probe results that did not share their path with other traffic: a
+        // contended run measured a share, not the path. (cpu_bound runs stay:
+        // the flag is also set whenever a host core was busy, which says
+        // little about a path's result half below its peers'.)
+        record: uncontended,
+        expr: |||
+          max by (instance, target, direction, probe) (
+            fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write"}
+            unless on (instance, probe, target, direction)
+              (fabric_probe_verdict{%(selector)s, verdict="contended"} == 1)
           )
         ||| % c,
       }, {
@@ -237,6 +251,22 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
               instance_target:fabric_path_speed_ratio:max > %(speedMismatchRatio)s
           ||| % c, 'Retransmit storm where a faster sender meets a slower receiver.',
                 '{{ $labels.instance }} retransmits {{ $value | humanize }} segments/s to {{ $labels.target }}, whose line rate is %s times slower: expected when a fast sender overruns a slow receiver; it shares fairly, and flow control or ECN are the remedy if it hurts.' % q('instance_target:fabric_path_speed_ratio:max', ['instance', 'target'], 'printf "%.3g"'), for_='0m'),
+          // One path far below its peers (a shaper or policer, a degraded port,
+          // a wrong route): its multi-stream TCP result against the fleet's
+          // median for the same direction, uncontended results only.
+          alert('FabricPathFarBelowPeers', 'warning', |||
+            max without (probe) (%(tcp)s)
+            < on (direction) group_left ()
+              %(pathFleetRatio)s * quantile by (direction) (0.5, %(tcp)s)
+            and on (direction)
+              count by (direction) (%(tcp)s) >= %(pathFleetMinPaths)s
+          ||| % (c { tcp: uncontended + '{probe="tcp_multi"}' }), 'One path moves far less than the same probe on the rest of the fleet.',
+                'Data %s moves at {{ $value | humanize }}B/s with the multi-stream TCP probe ({{ $labels.instance }}\'s {{ $labels.direction }} result), under %g%% of the fleet median of %sB/s over the %s paths probed in that direction: this path, not the fleet, is slow (a shaper or policer, a degraded link or switch port, a wrong route, or the sender\'s transmit side).' % [
+                  '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} to {{ $labels.instance }}{{ else if eq $labels.direction "send" }}from {{ $labels.instance }} to {{ $labels.target }}{{ else }}between {{ $labels.instance }} and {{ $labels.target }}{{ end }}',
+                  100 * c.pathFleetRatio,
+                  qe('quantile(0.5, %s{probe="tcp_multi",direction=%%q})' % uncontended, ['direction']),
+                  qe('count(%s{probe="tcp_multi",direction=%%q})' % uncontended, ['direction'], 'printf "%.0f"'),
+                ]),
         ],
       },
       {

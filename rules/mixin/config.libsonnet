@@ -41,6 +41,12 @@
     // local/peer line-rate ratio that makes a path speed-mismatched.
     retransmitsPerSecond: 500,
     speedMismatchRatio: 1.5,
+    // One path's multi-stream TCP result below this fraction of the fleet's
+    // median for the same direction, judged only with at least
+    // pathFleetMinPaths uncontended results in that direction (a median of two
+    // paths cannot tell which of them is the slow one).
+    pathFleetRatio: 0.5,
+    pathFleetMinPaths: 3,
     // Receive backpressure (shape 15), over backpressureWindow.
     backpressureWindow: '30m',
     backpressurePauseMin: 1000,

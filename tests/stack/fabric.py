@@ -113,6 +113,27 @@ class Fabric:
         netns_exec(ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate,
                    "burst", burst, "latency", "5ms")
 
+    @staticmethod
+    def shape_path(ns, dst, rate, burst, dev=IFACE):
+        """A TBF on one path only: packets to `dst` leave through a `rate` TBF,
+        everything else through the line's, as a per-destination tc rule or a
+        policer on one switch port would. HTB only classifies here (its classes
+        never bind); `shape(ns, LINE_RATE)` undoes it."""
+        tc = ("ip", "netns", "exec", ns, "tc")
+        for args in (("qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "2"),
+                     *(("class", "add", "dev", dev, "parent", "1:", "classid", c, "htb", "rate",
+                        "10gbit", "quantum", "65536") for c in ("1:1", "1:2")),
+                     ("qdisc", "add", "dev", dev, "parent", "1:1", "tbf", "rate", rate, "burst",
+                      burst, "latency", "5ms"),
+                     ("qdisc", "add", "dev", dev, "parent", "1:2", "tbf", "rate", LINE_RATE,
+                      "burst", "256kb", "latency", "5ms"),
+                     ("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1",
+                      "u32", "match", "ip", "dst", dst + "/32", "flowid", "1:1")):
+            r = subprocess.run([*tc, *args], capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError(f"tc {' '.join(args)}: {r.stderr.strip()} (this kernel needs "
+                                   "sch_htb, sch_tbf and cls_u32)")
+
     def _write_configs(self):
         secret = os.path.join(self.tmp, "probe.secret")
         with open(secret, "w") as f:
