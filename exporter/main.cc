@@ -1,7 +1,9 @@
 // fabric_exporter: the fabric-ladder node daemon.
 #include <malloc.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -14,9 +16,11 @@
 #include "exporter/collectors/collector_table.h"
 #include "exporter/core/ladder_page.h"
 #include "exporter/core/landing_page.h"
+#include "exporter/core/open_file_cache.h"
 #include "exporter/core/scraper.h"
 #include "exporter/core/web_config.h"
 #include "exporter/core/web_server.h"
+#include "exporter/ladder/ladder_facts.h"
 #include "exporter/ladder/node_ladders.h"
 #include "exporter/options.h"
 #include "exporter/probes/probe_runtime.h"
@@ -84,8 +88,7 @@ std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime*
   auto latest = scraper.Latest();
   if (latest == nullptr ||
       std::chrono::steady_clock::now() - latest->taken > std::chrono::minutes(1)) {
-    scraper.Collect();
-    latest = scraper.Latest();
+    latest = scraper.Scrape();
   }
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -95,6 +98,21 @@ std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime*
   std::string note = ladder::KeepSlowestPaths(ladders, 16);
   if (ladders.empty()) note = "The fleet names no peer of this node.";
   return RenderLadderSection("The ladder of " + fleet->self, ladders, note);
+}
+
+// How many attribute files the OpenFileCache may keep open: half the open-files limit, which is
+// first raised to the hard limit (Debian's default soft limit is 1024; a host with 16 NICs and
+// 256 PCI devices reads about 3,600 attributes). The other half is for connections and probes.
+size_t OpenFilesBudget() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  constexpr rlim_t kMaxCached = 65536;
+  return static_cast<size_t>(std::min<rlim_t>(limit.rlim_cur / 2, kMaxCached));
 }
 
 int Run(int argc, char** argv) {
@@ -140,6 +158,7 @@ int Run(int argc, char** argv) {
   ExporterOptions options = ResolveExporterOptions(flags, CollectorTable());
   log::Configure(options.log_level, options.log_format);
   SysRoot root(options.procfs, options.sysfs);
+  if (options.keep_files_open) OpenFileCache::Global().SetBudget(OpenFilesBudget());
   auto collectors = BuildCollectors(options, root);
   if (options.check_config_only) {
     if (!options.web_config_file.empty()) LoadWebConfig(options.web_config_file);
@@ -158,7 +177,8 @@ int Run(int argc, char** argv) {
     probes = std::make_unique<ProbeRuntime>(*options.fleet, options.probes, root);
     collectors.push_back({"probes", probes->MakeCollector()});
   }
-  auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options));
+  auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options),
+                                           &ladder::IsFactFamily);
   LandingPageInfo landing = MakeLandingInfo(options);
   WebRoutes routes;
   routes.telemetry_path = options.telemetry_path;
@@ -172,7 +192,11 @@ int Run(int argc, char** argv) {
   web.listen_address = options.listen_address;
   web.threads = options.web_threads;
   if (!options.web_config_file.empty()) web.web_config = LoadWebConfig(options.web_config_file);
-  auto server = WebServer::Start(web, routes, scraper);
+  MetricsSource metrics = [scraper]() -> std::shared_ptr<const MetricFamilies> {
+    auto snapshot = scraper->Scrape();
+    return {snapshot, &snapshot->families};  // Shares the snapshot's ownership.
+  };
+  auto server = WebServer::Start(web, routes, std::move(metrics));
   if (!server.ok()) {
     log::Error("cannot start the web server", {{"err", server.error().message}});
     return 1;

@@ -23,6 +23,7 @@ struct ExporterOptions {
   std::string web_config_file;  // Empty: plain HTTP, no authentication.
   std::string procfs = "/proc";
   std::string sysfs = "/sys";
+  bool keep_files_open = true;  // OpenFileCache.
   log::Level log_level = log::Level::kInfo;
   log::Format log_format = log::Format::kLogfmt;
   std::string config_file;  // Empty: the embedded defaults.

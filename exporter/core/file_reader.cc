@@ -45,42 +45,36 @@ bool IsAbsentErrno(int err) {
   }
 }
 
-namespace {
-
-// One read(2) of a small attribute into `value`; 0 or the errno.
-int ReadSmall(int fd, std::string& value) {
-  char buf[4096];
-  ssize_t n;
-  do {
-    n = ::read(fd, buf, sizeof buf);
-  } while (n < 0 && errno == EINTR);
-  if (n < 0) return errno;
-  value.assign(buf, static_cast<size_t>(n));
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\0')) value.pop_back();
-  return 0;
-}
-
-}  // namespace
-
 Result<std::string> ReadAttribute(const std::string& path) {
   auto fd = OpenForRead(path);
   if (!fd.ok()) return Unexpected{fd.error()};
   std::string value;
-  if (int err = ReadSmall(fd->get(), value); err != 0) return ErrnoError("read", path, err);
+  if (int err = ReadAttributeAt0(fd->get(), value); err != 0) {
+    return ErrnoError("read", path, err);
+  }
   return value;
 }
 
 AttributeDir::AttributeDir(std::string path) : path_(std::move(path)) {
+  cached_ = OpenFileCache::Global().Directory(path_, open_errno_);
+  if (cached_ || open_errno_ != 0) return;
   fd_.Reset(::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd_.valid()) open_errno_ = errno;
 }
 
 Result<std::string> AttributeDir::Read(const std::string& name) const {
+  std::string value;
+  if (cached_) {
+    const char* op = "read";
+    if (int err = cached_->Read(name, value, op); err != 0) {
+      return ErrnoError(op, path_ + "/" + name, err);
+    }
+    return value;
+  }
   if (!fd_.valid()) return ErrnoError("open", path_ + "/" + name, open_errno_);
   UniqueFd fd(::openat(fd_.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) return ErrnoError("open", path_ + "/" + name, errno);
-  std::string value;
-  if (int err = ReadSmall(fd.get(), value); err != 0) {
+  if (int err = ReadAttributeAt0(fd.get(), value); err != 0) {
     return ErrnoError("read", path_ + "/" + name, err);
   }
   return value;

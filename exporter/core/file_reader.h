@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "common/unique_fd.h"
+#include "exporter/core/open_file_cache.h"
 
 namespace fabric {
 
@@ -25,6 +27,10 @@ Result<std::string> ReadAttribute(const std::string& path);
 // every attribute was about half of a large host's scrape time. Read(name)
 // behaves as ReadAttribute(path + "/" + name), errors naming that path; a
 // directory that cannot be opened makes every Read fail the same way.
+//
+// With the OpenFileCache enabled (the exporter enables it) the directory and
+// the attributes read from it stay open between scrapes and are re-read with
+// pread(2); see open_file_cache.h for how staleness is ruled out.
 class AttributeDir {
  public:
   explicit AttributeDir(std::string path);
@@ -33,7 +39,8 @@ class AttributeDir {
 
  private:
   std::string path_;
-  UniqueFd fd_;
+  std::shared_ptr<CachedDirectory> cached_;
+  UniqueFd fd_;  // Without the cache.
   int open_errno_ = 0;
 };
 

@@ -27,7 +27,7 @@ const char* HttpReasonPhrase(int status) {
   }
 }
 
-HttpRouter::HttpRouter(WebRoutes routes, std::shared_ptr<prometheus::Collectable> metrics,
+HttpRouter::HttpRouter(WebRoutes routes, MetricsSource metrics,
                        std::unique_ptr<BasicAuthenticator> authenticator)
     : routes_(std::move(routes)),
       metrics_(std::move(metrics)),
@@ -53,7 +53,7 @@ std::optional<HttpResponse> HttpRouter::Handle(const HttpRequest& request, bool 
     if (request.path == routes_.telemetry_path) {
       if (!serve_metrics) return std::nullopt;
       response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      response.body = WriteTextExposition(metrics_->Collect());
+      response.body = WriteTextExposition(*metrics_());
       if (AcceptsGzip(request.accept_encoding)) {
         // Uncompressed if zlib fails: still a valid answer.
         if (auto gzipped = GzipCompress(response.body); gzipped.ok()) {

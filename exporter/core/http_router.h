@@ -3,16 +3,22 @@
 // the same authentication and serve the same pages.
 #pragma once
 
-#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
 
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "exporter/core/basic_auth.h"
 
 namespace fabric {
+
+// The families of one scrape, shared rather than copied: a large host's scrape is thousands of
+// series.
+using MetricFamilies = std::vector<prometheus::MetricFamily>;
+using MetricsSource = std::function<std::shared_ptr<const MetricFamilies>()>;
 
 struct WebRoutes {
   std::string telemetry_path = "/metrics";
@@ -38,7 +44,7 @@ const char* HttpReasonPhrase(int status);
 
 class HttpRouter {
  public:
-  HttpRouter(WebRoutes routes, std::shared_ptr<prometheus::Collectable> metrics,
+  HttpRouter(WebRoutes routes, MetricsSource metrics,
              std::unique_ptr<BasicAuthenticator> authenticator);
 
   // The response for `request`, or nullopt for an authenticated request of
@@ -50,7 +56,7 @@ class HttpRouter {
 
  private:
   WebRoutes routes_;
-  std::shared_ptr<prometheus::Collectable> metrics_;
+  MetricsSource metrics_;
   std::unique_ptr<BasicAuthenticator> authenticator_;
 };
 

@@ -3,11 +3,15 @@
 #include <exception>
 
 #include "common/log.h"
+#include "exporter/core/open_file_cache.h"
 
 namespace fabric {
 
-Scraper::Scraper(std::vector<NamedCollector> collectors, MetricSink constant)
-    : collectors_(std::move(collectors)), constant_(std::move(constant)) {
+Scraper::Scraper(std::vector<NamedCollector> collectors, MetricSink constant,
+                 FamilyFilter keep_latest)
+    : collectors_(std::move(collectors)),
+      constant_(std::move(constant)),
+      keep_latest_(std::move(keep_latest)) {
   for (const auto& c : collectors_) {
     CollectorStatus status;
     status.name = c.name;
@@ -15,7 +19,9 @@ Scraper::Scraper(std::vector<NamedCollector> collectors, MetricSink constant)
   }
 }
 
-std::vector<prometheus::MetricFamily> Scraper::Collect() const {
+std::vector<prometheus::MetricFamily> Scraper::Collect() const { return Scrape()->families; }
+
+std::shared_ptr<const ScrapeSnapshot> Scraper::Scrape() const {
   std::lock_guard<std::mutex> scrape_lock(scrape_mutex_);
   MetricSink out = constant_;
   std::vector<CollectorStatus> statuses;
@@ -48,15 +54,22 @@ std::vector<prometheus::MetricFamily> Scraper::Collect() const {
               s.duration_seconds);
     statuses.push_back(std::move(s));
   }
-  auto families = out.TakeSorted();
+  // Attribute files no collector read in the last two scrapes (an interface
+  // that went away) are closed.
+  OpenFileCache::Global().Sweep();
   auto snapshot = std::make_shared<const ScrapeSnapshot>(
-      ScrapeSnapshot{families, std::chrono::steady_clock::now()});
-  {
-    std::lock_guard<std::mutex> lock(status_mutex_);
-    statuses_ = std::move(statuses);
-    latest_ = std::move(snapshot);
+      ScrapeSnapshot{out.TakeSorted(), std::chrono::steady_clock::now()});
+  auto kept = std::make_shared<ScrapeSnapshot>();
+  kept->taken = snapshot->taken;
+  if (keep_latest_) {
+    for (const auto& family : snapshot->families) {
+      if (keep_latest_(family.name)) kept->families.push_back(family);
+    }
   }
-  return families;
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  statuses_ = std::move(statuses);
+  latest_ = std::move(kept);
+  return snapshot;
 }
 
 std::vector<CollectorStatus> Scraper::Statuses() const {

@@ -7,9 +7,11 @@
 #include <prometheus/collectable.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exporter/core/collector.h"
@@ -31,23 +33,30 @@ struct CollectorStatus {
   size_t samples = 0;
 };
 
-// The families one scrape returned, kept for readers that need the exporter's latest data
-// without scraping again (the ladder page).
+// The families of one scrape. Latest() keeps, between scrapes, only those its filter selects
+// (the ladder page's): a large host's whole scrape held in memory was 1 MiB of its RSS.
 struct ScrapeSnapshot {
-  std::vector<prometheus::MetricFamily> families;
+  std::vector<prometheus::MetricFamily> families;  // Sorted by name.
   std::chrono::steady_clock::time_point taken;
 };
 
 class Scraper : public prometheus::Collectable {
  public:
   // `constant` holds series fixed for the process lifetime (build info).
-  Scraper(std::vector<NamedCollector> collectors, MetricSink constant);
+  // `keep_latest` selects the families Latest() keeps; none without one.
+  using FamilyFilter = std::function<bool(std::string_view family)>;
+  Scraper(std::vector<NamedCollector> collectors, MetricSink constant,
+          FamilyFilter keep_latest = nullptr);
 
+  // Scrapes now; the result is also what Latest() returns until the next scrape.
+  std::shared_ptr<const ScrapeSnapshot> Scrape() const;
+
+  // Scrape()'s families, copied (prometheus::Collectable).
   std::vector<prometheus::MetricFamily> Collect() const override;
 
   std::vector<CollectorStatus> Statuses() const;
 
-  // The last scrape's families; nullptr before the first scrape.
+  // The last scrape's families that `keep_latest` selects; nullptr before the first scrape.
   std::shared_ptr<const ScrapeSnapshot> Latest() const;
 
  private:
@@ -56,6 +65,7 @@ class Scraper : public prometheus::Collectable {
   mutable std::mutex scrape_mutex_;
   std::vector<NamedCollector> collectors_;
   const MetricSink constant_;
+  const FamilyFilter keep_latest_;
   mutable std::mutex status_mutex_;
   mutable std::vector<CollectorStatus> statuses_;
   mutable std::shared_ptr<const ScrapeSnapshot> latest_;

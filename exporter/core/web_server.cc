@@ -43,14 +43,13 @@ int HandleBeginRequest(mg_connection* conn) {
 
 }  // namespace
 
-Result<std::unique_ptr<WebServer>> WebServer::Start(
-    const WebServerOptions& options, WebRoutes routes,
-    std::shared_ptr<prometheus::Collectable> metrics) {
+Result<std::unique_ptr<WebServer>> WebServer::Start(const WebServerOptions& options,
+                                                    WebRoutes routes, MetricsSource metrics) {
   auto port = ToCivetListeningPort(options.listen_address);
   if (!port.ok()) return Unexpected{port.error()};
   std::unique_ptr<WebServer> server(new WebServer());
   server->router_ = std::make_unique<HttpRouter>(
-      std::move(routes), metrics,
+      std::move(routes), std::move(metrics),
       std::make_unique<BasicAuthenticator>(options.web_config.basic_auth_users));
   if (options.web_config.tls) {
     auto tls = TlsServer::Start(options.listen_address, *options.web_config.tls, options.threads,

@@ -6,7 +6,6 @@
 // TlsServer (see tls_server.h for why). Both answer through one HttpRouter.
 #pragma once
 
-#include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
 
 #include <memory>
@@ -32,7 +31,7 @@ class WebServer {
   // Only one WebServer may exist per process: civetweb's request hook is a
   // plain function pointer, so it finds the router through a global.
   static Result<std::unique_ptr<WebServer>> Start(const WebServerOptions& options, WebRoutes routes,
-                                                  std::shared_ptr<prometheus::Collectable> metrics);
+                                                  MetricsSource metrics);
   ~WebServer();
   WebServer(const WebServer&) = delete;
   WebServer& operator=(const WebServer&) = delete;

@@ -1,10 +1,25 @@
 #include "exporter/ladder/ladder_facts.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <optional>
 
 namespace fabric::ladder {
 namespace {
+
+constexpr std::array<std::string_view, 10> kFactFamilies = {
+    "fabric_flows_best_flow_goodput_bytes_per_second",
+    "fabric_netdev_speed_bytes",
+    "fabric_pcie_link_current_width_lanes",
+    "fabric_pcie_link_max_width_lanes",
+    "fabric_pcie_netdev_info",
+    "fabric_pcie_path_bottleneck_info",
+    "fabric_pcie_path_capable_bandwidth_bytes_per_second",
+    "fabric_pcie_path_current_bandwidth_bytes_per_second",
+    "fabric_pcie_path_downtrained_hops",
+    "fabric_pcie_path_slot_limited",
+};
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -22,6 +37,9 @@ double ValueOf(const ClientMetric& m) {
 }
 
 const MetricFamily* FamilyNamed(const std::vector<MetricFamily>& families, const std::string& n) {
+  // The exporter keeps only these families for the ladder page: a family read here must be
+  // listed there.
+  assert(IsFactFamily(n));
   auto it = std::find_if(families.begin(), families.end(),
                          [&](const MetricFamily& f) { return f.name == n; });
   return it == families.end() ? nullptr : &*it;
@@ -39,6 +57,10 @@ std::optional<double> Lookup(const std::vector<MetricFamily>& families, const st
 }
 
 }  // namespace
+
+bool IsFactFamily(std::string_view name) {
+  return std::find(kFactFamilies.begin(), kFactFamilies.end(), name) != kFactFamilies.end();
+}
 
 PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
                                const std::string& interface,

@@ -14,6 +14,10 @@
 
 namespace fabric::ladder {
 
+// True for the families FactsFromFamilies reads: all of a scrape that a ladder needs, so the
+// exporter keeps only these between scrapes (a large host's scrape is thousands of series).
+bool IsFactFamily(std::string_view name);
+
 // `interface` is the fabric interface; `peer_names` maps a peer's address to its fleet name
 // (the flows collector labels flows by address).
 PassiveFacts FactsFromFamilies(const std::vector<prometheus::MetricFamily>& families,

@@ -132,6 +132,17 @@ TEST(OptionsTest, BadFlagValuesNameTheFlag) {
   EXPECT_THROW(Resolve({"--web.max-threads=lots"}), std::invalid_argument);
 }
 
+TEST(OptionsTest, KeepFilesOpenDefaultsOnFlagBeatsFile) {
+  EXPECT_TRUE(Resolve({}).keep_files_open);
+  testing::TestDir dir;
+  auto off = dir.Write("off.yml", "paths:\n  keep_files_open: false\n");
+  EXPECT_FALSE(Resolve({"--config.file=" + off}).keep_files_open);
+  EXPECT_TRUE(Resolve({"--config.file=" + off, "--path.keep-files-open"}).keep_files_open);
+  EXPECT_FALSE(Resolve({"--no-path.keep-files-open"}).keep_files_open);
+  EXPECT_EQ(ConfigErrorOf("paths:\n  keep_files_open: sometimes\n"),
+            "bad.yml:2:20: key paths.keep_files_open: expected true or false, got \"sometimes\"");
+}
+
 // The in-memory entry point (the config fuzz target's) resolves exactly as the
 // file does: same options, same hash, errors naming the given name.
 TEST(OptionsTest, FromTextMatchesTheFile) {

@@ -51,5 +51,27 @@ TEST(ScraperTest, StatusesBeforeFirstScrape) {
   EXPECT_FALSE(statuses[0].scraped);
 }
 
+// Between scrapes only the families the filter selects stay in memory (the
+// ladder page's); the scrape itself returns everything.
+TEST(ScraperTest, LatestKeepsOnlyTheSelectedFamilies) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"good", std::make_unique<FakeCollector>(OkStatus())});
+  Scraper scraper(std::move(collectors), MetricSink(),
+                  [](std::string_view name) { return name == "fake_value"; });
+  EXPECT_EQ(scraper.Latest(), nullptr);
+  auto scraped = scraper.Scrape();
+  EXPECT_GT(scraped->families.size(), 1u);  // The value and the collector's own series.
+  auto latest = scraper.Latest();
+  ASSERT_NE(latest, nullptr);
+  ASSERT_EQ(latest->families.size(), 1u);
+  EXPECT_EQ(latest->families[0].name, "fake_value");
+  EXPECT_EQ(latest->taken, scraped->taken);
+
+  Scraper keeps_nothing({}, MetricSink());
+  keeps_nothing.Scrape();
+  ASSERT_NE(keeps_nothing.Latest(), nullptr);
+  EXPECT_TRUE(keeps_nothing.Latest()->families.empty());
+}
+
 }  // namespace
 }  // namespace fabric
