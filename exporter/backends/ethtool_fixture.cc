@@ -41,8 +41,10 @@ class FixtureEthtoolBackend : public EthtoolBackend {
   };
 
   // Reads one recording and checks that it belongs to `ifname`.
-  static Result<Recording> Load(const std::string& ifname, const std::string& path) {
-    auto text = ReadTable(path, 1 << 20);
+  static Result<Recording> Load(const std::string& ifname, const AttributeDir& dir,
+                                const std::string& name) {
+    const std::string path = dir.path() + "/" + name;
+    auto text = dir.ReadTable(name, 1 << 20);
     if (!text.ok()) return Unexpected{text.error()};
     std::string_view all = *text;
     size_t newline = all.find('\n');
@@ -69,25 +71,25 @@ class FixtureEthtoolBackend : public EthtoolBackend {
       auto it = located_.find(key);
       if (it != located_.end()) known = it->second;
     }
+    const AttributeDir dir(RecordedEthtoolDir(root_, ifname));
     if (!known.empty()) {
-      auto recording = Load(ifname, known);
+      auto recording = Load(ifname, dir, known);
       if (recording.ok() && recording->command == command) return recording;
     }
-    std::string dir = RecordedEthtoolDir(root_, ifname);
-    auto names = ListDirectory(dir);
+    auto names = ListDirectory(dir.path());
     if (!names.ok()) return Unexpected{names.error()};
     std::optional<Recording> found;
     for (const auto& name : *names) {
-      auto recording = Load(ifname, dir + "/" + name);
+      auto recording = Load(ifname, dir, name);
       if (!recording.ok()) return Unexpected{recording.error()};
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        located_[std::make_pair(ifname, recording->command)] = recording->path;
+        located_[std::make_pair(ifname, recording->command)] = name;
       }
       if (recording->command == command && !found) found = std::move(*recording);
     }
     if (found) return std::move(*found);
-    return MakeAbsent(dir + ": no recording of this ethtool command");
+    return MakeAbsent(dir.path() + ": no recording of this ethtool command");
   }
 
   template <typename T, typename Parser>
@@ -99,6 +101,7 @@ class FixtureEthtoolBackend : public EthtoolBackend {
 
   SysRoot root_;
   std::mutex mutex_;
+  // File name under the interface's recording directory, by command.
   std::map<std::pair<std::string, EthtoolCommand>, std::string> located_;
 };
 

@@ -94,9 +94,13 @@ class NetdevCollector : public Collector {
       return !std::binary_search(names->begin(), names->end(), plan.first);
     });
     for (const auto& name : *names) {
+      if (settings_.device_exclude && std::regex_search(name, *settings_.device_exclude)) {
+        continue;
+      }
+      const AttributeDir dir(root_.Sys("class/net/" + name));
       std::string pci_from_link;
-      if (!Selected(name, pci_from_link)) continue;
-      FABRIC_RETURN_IF_ERROR(CollectInterface(name, pci_from_link, sink));
+      if (!Selected(name, dir, pci_from_link)) continue;
+      FABRIC_RETURN_IF_ERROR(CollectInterface(name, dir, pci_from_link, sink));
     }
     return OkStatus();
   }
@@ -104,14 +108,14 @@ class NetdevCollector : public Collector {
  private:
   // Physical interfaces have a `device` link in sysfs; its target names the
   // PCI function (read as text, so a captured tree's link need not resolve).
-  bool Selected(const std::string& name, std::string& pci_from_link) const {
-    auto link = ReadLink(root_.Sys("class/net/" + name + "/device"));
-    bool physical = link.ok();
-    if (physical) pci_from_link = PciAddressInPath(*link);
-    if (settings_.device_exclude && std::regex_search(name, *settings_.device_exclude)) {
-      return false;
+  // `name` passed device_exclude already.
+  bool Selected(const std::string& name, const AttributeDir& dir,
+                std::string& pci_from_link) const {
+    auto link = dir.ReadLink("device");
+    if (link.ok()) {
+      pci_from_link = PciAddressInPath(*link);
+      return true;
     }
-    if (physical) return true;
     for (const auto& n : settings_.interfaces) {
       if (n == name) return true;
     }
@@ -137,10 +141,9 @@ class NetdevCollector : public Collector {
     return std::optional<std::string>{std::string(TrimSpace(*text))};
   }
 
-  Status CollectInterface(const std::string& ifname, const std::string& pci_from_link,
-                          MetricSink& sink) {
+  Status CollectInterface(const std::string& ifname, const AttributeDir& dir,
+                          const std::string& pci_from_link, MetricSink& sink) {
     const LabelPairs dev = {{"device", ifname}};
-    const AttributeDir dir(root_.Sys("class/net/" + ifname));
     FABRIC_RETURN_IF_ERROR(CollectLink(dir, dev, sink));
     const AttributeDir statistics(dir.path() + "/statistics");
     for (const auto& c : kInterfaceCounters) {

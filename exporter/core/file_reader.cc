@@ -80,6 +80,29 @@ Result<std::string> AttributeDir::Read(const std::string& name) const {
   return value;
 }
 
+Result<std::string> AttributeDir::ReadLink(const std::string& name) const {
+  int dir_fd = cached_ ? cached_->fd() : fd_.get();
+  if (dir_fd < 0) return ErrnoError("readlink", path_ + "/" + name, open_errno_);
+  char buf[4096];
+  ssize_t n = ::readlinkat(dir_fd, name.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return ErrnoError("readlink", path_ + "/" + name, errno);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+Result<std::string> AttributeDir::ReadTable(const std::string& name, size_t cap) const {
+  if (!cached_) return fabric::ReadTable(path_ + "/" + name, cap);
+  std::string value;
+  const char* op = "read";
+  if (int err = cached_->Read(name, value, op, cap); err != 0) {
+    return ErrnoError(op, path_ + "/" + name, err);
+  }
+  if (value.size() > cap) {
+    return MakeError("read " + path_ + "/" + name + ": larger than " + std::to_string(cap) +
+                     " bytes");
+  }
+  return value;
+}
+
 Result<std::string> ReadTable(const std::string& path, size_t cap) {
   auto fd = OpenForRead(path);
   if (!fd.ok()) return Unexpected{fd.error()};

@@ -35,6 +35,10 @@ class AttributeDir {
  public:
   explicit AttributeDir(std::string path);
   Result<std::string> Read(const std::string& name) const;
+  // The whole file `name`, as ReadTable(path + "/" + name, cap) reads it.
+  Result<std::string> ReadTable(const std::string& name, size_t cap) const;
+  // The target of symlink `name`, as ReadLink(path + "/" + name) reads it.
+  Result<std::string> ReadLink(const std::string& name) const;
   const std::string& path() const { return path_; }
 
  private:

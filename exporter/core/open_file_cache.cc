@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 #include <vector>
 
 namespace fabric {
@@ -52,15 +53,37 @@ int ReadAttributeAt0(int fd, std::string& value) {
   return 0;
 }
 
+int ReadWholeAt0(int fd, std::string& value, size_t limit) {
+  // An uninitialised chunk, appended: growing the string before each read
+  // zero-filled it.
+  constexpr size_t kChunk = 64 * 1024;
+  auto chunk = std::make_unique_for_overwrite<char[]>(kChunk);
+  value.clear();
+  while (value.size() <= limit) {
+    ssize_t n = ::pread(fd, chunk.get(), kChunk, static_cast<off_t>(value.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) break;
+    value.append(chunk.get(), static_cast<size_t>(n));
+  }
+  return 0;
+}
+
 CachedDirectory::CachedDirectory(OpenFileCache& cache, UniqueFd fd)
     : cache_(cache), fd_(std::move(fd)) {}
 
-CachedDirectory::~CachedDirectory() { cache_.ReleaseFiles(files_.size()); }
+CachedDirectory::~CachedDirectory() { cache_.ReleaseFiles(files_.size() + 1); }
 
-int CachedDirectory::Read(const std::string& name, std::string& value, const char*& op) {
+int CachedDirectory::Read(const std::string& name, std::string& value, const char*& op,
+                          size_t whole_limit) {
+  auto read = [&](int fd) {
+    return whole_limit == 0 ? ReadAttributeAt0(fd, value) : ReadWholeAt0(fd, value, whole_limit);
+  };
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = files_.find(name); it != files_.end()) {
-    int err = ReadAttributeAt0(it->second.get(), value);
+    int err = read(it->second.get());
     // ENODEV, ESTALE: the attribute's device went away (sysfs) or the file
     // was replaced under a network filesystem; open the name afresh.
     if (err != ENODEV && err != ESTALE) {
@@ -76,7 +99,7 @@ int CachedDirectory::Read(const std::string& name, std::string& value, const cha
     return errno;
   }
   op = "read";
-  int err = ReadAttributeAt0(fd.get(), value);
+  int err = read(fd.get());
   if (cache_.ReserveFile()) files_.emplace(name, std::move(fd));
   return err;
 }
@@ -128,14 +151,19 @@ std::shared_ptr<CachedDirectory> OpenFileCache::Directory(const std::string& pat
       directories_.erase(it);
     }
   }
+  // The directory's own descriptor counts against the budget too (a container host lists
+  // thousands of veths); past it, the caller reads without the cache.
+  if (!ReserveFile()) return nullptr;
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) {
     err = errno;
+    ReleaseFiles(1);
     return nullptr;
   }
   // The identity of what was opened, not of what stat() saw a moment before.
   if (::fstat(fd.get(), &st) != 0) {
     err = errno;
+    ReleaseFiles(1);
     return nullptr;
   }
   auto dir = std::make_shared<CachedDirectory>(*this, std::move(fd));

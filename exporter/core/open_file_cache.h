@@ -37,6 +37,10 @@ namespace fabric {
 // stripping trailing newlines and NULs; 0 or the errno.
 int ReadAttributeAt0(int fd, std::string& value);
 
+// Reads a whole file from offset 0 with pread(2), stopping once more than
+// `limit` bytes were read; 0 or the errno.
+int ReadWholeAt0(int fd, std::string& value, size_t limit);
+
 class OpenFileCache;
 
 // One directory of attributes with the files read from it so far.
@@ -45,9 +49,12 @@ class CachedDirectory {
   CachedDirectory(OpenFileCache& cache, UniqueFd fd);
   ~CachedDirectory();
 
-  // Reads attribute `name`; 0 or the errno, with `op` naming the call that
-  // failed ("open" or "read").
-  int Read(const std::string& name, std::string& value, const char*& op);
+  // Reads attribute `name` (whole_limit 0: ReadAttributeAt0) or the whole
+  // file (ReadWholeAt0 with that limit); 0 or the errno, with `op` naming the
+  // call that failed ("open" or "read").
+  int Read(const std::string& name, std::string& value, const char*& op, size_t whole_limit = 0);
+
+  int fd() const { return fd_.get(); }
 
  private:
   friend class OpenFileCache;
@@ -66,18 +73,19 @@ class OpenFileCache {
   // exporter enables it.
   static OpenFileCache& Global();
 
-  // At most `max_files` attribute files are kept open; 0 disables the cache
-  // and closes everything it holds.
+  // At most `max_files` descriptors (attribute files and their directories)
+  // are kept open; 0 disables the cache and closes everything it holds.
   void SetBudget(size_t max_files);
   bool enabled() const;
 
   // The directory at `path`, validated as above; nullptr with `err` set when
-  // it cannot be opened (or the cache is disabled, err 0).
+  // it cannot be opened (or the cache is disabled or full, err 0).
   std::shared_ptr<CachedDirectory> Directory(const std::string& path, int& err);
 
   // Closes what was not used since the sweep before the last one.
   void Sweep();
 
+  // Descriptors held, directories included (what the budget counts).
   size_t open_files() const;
   size_t open_directories() const;
 

@@ -33,14 +33,14 @@ def mtus(body):
 
 
 def sysfs_fds(pid):
-    """The exporter's descriptors of files and directories under /sys."""
+    """The exporter's descriptors of the test interfaces' sysfs files and directories."""
     out = []
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
             target = os.readlink(f"/proc/{pid}/fd/{fd}")
         except FileNotFoundError:
             continue
-        if target.startswith("/sys/"):
+        if target.startswith("/sys/") and "/flof" in target:
             out.append(target)
     return out
 

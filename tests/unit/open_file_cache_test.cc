@@ -51,7 +51,7 @@ TEST_F(OpenFileCacheTest, KeepsFilesOpenAndSeesWritesInPlace) {
   LetSettle();
   EXPECT_EQ(Read(dir, "rx_bytes"), "1");
   EXPECT_EQ(Read(dir, "tx_bytes"), "2");
-  EXPECT_EQ(OpenFileCache::Global().open_files(), 2u);
+  EXPECT_EQ(OpenFileCache::Global().open_files(), 3u) << "two files and their directory";
   const size_t fds = OpenFds();
   // A counter moving: the file is rewritten in place, as sysfs values change.
   tmp_.Write("eth0/rx_bytes", "12345\n");
@@ -60,7 +60,7 @@ TEST_F(OpenFileCacheTest, KeepsFilesOpenAndSeesWritesInPlace) {
     EXPECT_EQ(Read(dir, "tx_bytes"), "2");
   }
   EXPECT_EQ(OpenFds(), fds) << "re-reads reuse the open files";
-  EXPECT_EQ(OpenFileCache::Global().open_files(), 2u);
+  EXPECT_EQ(OpenFileCache::Global().open_files(), 3u);
 }
 
 TEST_F(OpenFileCacheTest, FileReplacedByRenameIsReadAfresh) {
@@ -133,7 +133,7 @@ TEST_F(OpenFileCacheTest, SweepClosesWhatWasNotUsedInTwoScrapes) {
   EXPECT_EQ(Read(a, "x"), "1");  // b is not read in this "scrape".
   OpenFileCache::Global().Sweep();
   EXPECT_EQ(OpenFileCache::Global().open_directories(), 1u);
-  EXPECT_EQ(OpenFileCache::Global().open_files(), 1u);
+  EXPECT_EQ(OpenFileCache::Global().open_files(), 2u);
   OpenFileCache::Global().Sweep();
   OpenFileCache::Global().Sweep();
   EXPECT_EQ(OpenFileCache::Global().open_directories(), 0u);
@@ -141,7 +141,7 @@ TEST_F(OpenFileCacheTest, SweepClosesWhatWasNotUsedInTwoScrapes) {
 }
 
 TEST_F(OpenFileCacheTest, BudgetCapsOpenFilesAndReadsBeyondItStillWork) {
-  OpenFileCache::Global().SetBudget(2);
+  OpenFileCache::Global().SetBudget(3);  // The directory and two of its files.
   std::string dir = tmp_.path() / "stats";
   for (int i = 0; i < 5; ++i) tmp_.Write("stats/c" + std::to_string(i), std::to_string(i * 10));
   LetSettle();
@@ -149,8 +149,14 @@ TEST_F(OpenFileCacheTest, BudgetCapsOpenFilesAndReadsBeyondItStillWork) {
     for (int i = 0; i < 5; ++i) {
       EXPECT_EQ(Read(dir, "c" + std::to_string(i)), std::to_string(i * 10));
     }
-    EXPECT_EQ(OpenFileCache::Global().open_files(), 2u);
+    EXPECT_EQ(OpenFileCache::Global().open_files(), 3u);
   }
+  // A second directory finds the budget spent and is read without the cache.
+  tmp_.Write("other/x", "7");
+  LetSettle();
+  EXPECT_EQ(Read(tmp_.path() / "other", "x"), "7");
+  EXPECT_EQ(OpenFileCache::Global().open_directories(), 1u);
+  EXPECT_EQ(OpenFileCache::Global().open_files(), 3u);
 }
 
 TEST_F(OpenFileCacheTest, DisabledCacheKeepsNothingOpen) {
