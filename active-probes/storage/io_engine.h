@@ -53,7 +53,8 @@ class IoEngine {
   // The buffer of one slot (block_size bytes, page aligned).
   virtual uint8_t* buffer(uint32_t slot) = 0;
 
-  // Queues one I/O on a free slot; Submit() hands queued I/Os to the kernel.
+  // Queues one I/O on a free slot; Submit() hands queued I/Os to the kernel, at the latest
+  // when the next Reap() waits (io_uring submits and waits in one system call).
   virtual Status Queue(uint32_t slot, IoKind kind, int fd, uint64_t offset, uint32_t length) = 0;
   virtual Status Submit() = 0;
   // Waits up to `timeout_ns` for at least one completion and returns how many
