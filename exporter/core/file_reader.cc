@@ -21,6 +21,14 @@ Unexpected ErrnoError(const std::string& what, const std::string& path, int err)
   return IsAbsentErrno(err) ? MakeAbsent(std::move(message)) : MakeError(std::move(message));
 }
 
+// A table ReadWhole read with `cap` as its limit, or the error that it is larger.
+Result<std::string> WithinCap(std::string table, const std::string& path, size_t cap) {
+  if (table.size() > cap) {
+    return MakeError("read " + path + ": larger than " + std::to_string(cap) + " bytes");
+  }
+  return table;
+}
+
 Result<UniqueFd> OpenForRead(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) return ErrnoError("open", path, errno);
@@ -96,35 +104,17 @@ Result<std::string> AttributeDir::ReadTable(const std::string& name, size_t cap)
   if (int err = cached_->Read(name, value, op, cap); err != 0) {
     return ErrnoError(op, path_ + "/" + name, err);
   }
-  if (value.size() > cap) {
-    return MakeError("read " + path_ + "/" + name + ": larger than " + std::to_string(cap) +
-                     " bytes");
-  }
-  return value;
+  return WithinCap(std::move(value), path_ + "/" + name, cap);
 }
 
 Result<std::string> ReadTable(const std::string& path, size_t cap) {
   auto fd = OpenForRead(path);
   if (!fd.ok()) return Unexpected{fd.error()};
-  // Reads go through an uninitialised chunk and are appended, because growing
-  // the string itself by a chunk before each read zero-fills 64 KiB twice per
-  // file, which was a quarter of a scrape's CPU on a host with many NICs.
-  constexpr size_t kChunk = 64 * 1024;
-  auto chunk = std::make_unique_for_overwrite<char[]>(kChunk);
   std::string data;
-  while (true) {
-    ssize_t n = ::read(fd->get(), chunk.get(), kChunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError("read", path, errno);
-    }
-    if (n == 0) break;
-    data.append(chunk.get(), static_cast<size_t>(n));
-    if (data.size() > cap) {
-      return MakeError("read " + path + ": larger than " + std::to_string(cap) + " bytes");
-    }
+  if (int err = ReadWhole(fd->get(), data, cap, false); err != 0) {
+    return ErrnoError("read", path, err);
   }
-  return data;
+  return WithinCap(std::move(data), path, cap);
 }
 
 Result<std::vector<std::string>> ListDirectory(const std::string& path) {

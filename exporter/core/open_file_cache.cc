@@ -53,14 +53,16 @@ int ReadAttributeAt0(int fd, std::string& value) {
   return 0;
 }
 
-int ReadWholeAt0(int fd, std::string& value, size_t limit) {
-  // An uninitialised chunk, appended: growing the string before each read
-  // zero-filled it.
+int ReadWhole(int fd, std::string& value, size_t limit, bool at_offset_0) {
+  // Through an uninitialised chunk, appended: growing the string itself by a
+  // chunk before each read zero-filled 64 KiB twice per file, a quarter of a
+  // scrape's CPU on a host with many NICs.
   constexpr size_t kChunk = 64 * 1024;
   auto chunk = std::make_unique_for_overwrite<char[]>(kChunk);
   value.clear();
   while (value.size() <= limit) {
-    ssize_t n = ::pread(fd, chunk.get(), kChunk, static_cast<off_t>(value.size()));
+    ssize_t n = at_offset_0 ? ::pread(fd, chunk.get(), kChunk, static_cast<off_t>(value.size()))
+                            : ::read(fd, chunk.get(), kChunk);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;
@@ -79,7 +81,7 @@ CachedDirectory::~CachedDirectory() { cache_.ReleaseFiles(files_.size() + 1); }
 int CachedDirectory::Read(const std::string& name, std::string& value, const char*& op,
                           size_t whole_limit) {
   auto read = [&](int fd) {
-    return whole_limit == 0 ? ReadAttributeAt0(fd, value) : ReadWholeAt0(fd, value, whole_limit);
+    return whole_limit == 0 ? ReadAttributeAt0(fd, value) : ReadWhole(fd, value, whole_limit, true);
   };
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = files_.find(name); it != files_.end()) {
@@ -117,11 +119,6 @@ void OpenFileCache::SetBudget(size_t max_files) {
     if (max_files == 0) dropped.swap(directories_);
   }
   // Destroyed outside the lock: their destructors release into the count.
-}
-
-bool OpenFileCache::enabled() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return budget_ > 0;
 }
 
 std::shared_ptr<CachedDirectory> OpenFileCache::Directory(const std::string& path, int& err) {

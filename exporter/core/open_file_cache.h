@@ -37,9 +37,11 @@ namespace fabric {
 // stripping trailing newlines and NULs; 0 or the errno.
 int ReadAttributeAt0(int fd, std::string& value);
 
-// Reads a whole file from offset 0 with pread(2), stopping once more than
-// `limit` bytes were read; 0 or the errno.
-int ReadWholeAt0(int fd, std::string& value, size_t limit);
+// Reads a whole file, stopping once more than `limit` bytes were read; 0 or
+// the errno. `at_offset_0`: with pread(2) from offset 0 (a file kept open and
+// read again); else with read(2) from the file's position (any file, pipes
+// such as --config.file=/dev/stdin included).
+int ReadWhole(int fd, std::string& value, size_t limit, bool at_offset_0);
 
 class OpenFileCache;
 
@@ -50,7 +52,7 @@ class CachedDirectory {
   ~CachedDirectory();
 
   // Reads attribute `name` (whole_limit 0: ReadAttributeAt0) or the whole
-  // file (ReadWholeAt0 with that limit); 0 or the errno, with `op` naming the
+  // file (ReadWhole from offset 0 with that limit); 0 or the errno, with `op` naming the
   // call that failed ("open" or "read").
   int Read(const std::string& name, std::string& value, const char*& op, size_t whole_limit = 0);
 
@@ -76,7 +78,6 @@ class OpenFileCache {
   // At most `max_files` descriptors (attribute files and their directories)
   // are kept open; 0 disables the cache and closes everything it holds.
   void SetBudget(size_t max_files);
-  bool enabled() const;
 
   // The directory at `path`, validated as above; nullptr with `err` set when
   // it cannot be opened (or the cache is disabled or full, err 0).

@@ -1,6 +1,7 @@
 #include "exporter/core/file_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
@@ -46,6 +47,20 @@ TEST(FileReaderTest, TableReadsPastOneChunkAndEnforcesCap) {
   auto capped = ReadTable(path, 1024);
   ASSERT_FALSE(capped.ok());
   EXPECT_NE(capped.error().message.find("larger than 1024 bytes"), std::string::npos);
+}
+
+// Config files can be pipes (--config.file=/dev/stdin, <(...)): tables are read
+// from the file position, not with pread.
+TEST(FileReaderTest, TableReadsAPipe) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = "web:\n  max_threads: 4\n";
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  auto value = ReadTable("/proc/self/fd/" + std::to_string(fds[0]));
+  ::close(fds[0]);
+  ASSERT_TRUE(value.ok()) << value.error().message;
+  EXPECT_EQ(*value, text);
 }
 
 TEST(FileReaderTest, ProcfsFilesWithZeroStatSizeAreReadWhole) {
