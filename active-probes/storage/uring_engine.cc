@@ -100,8 +100,9 @@ class UringEngine : public IoEngine {
   }
 
   // Queued I/Os go to the kernel with the next Reap(): one io_uring_enter both submits and
-  // waits, where a submit followed by a wait took two per batch (fio's engine does the same;
-  // at 4 KiB random reads the second system call cost 12% of the IOPS).
+  // waits, where a submit followed by a wait took two per batch. (Measured on a RAM-backed
+  // loop device, 4 KiB random reads: no change in throughput either way; it halves the
+  // system calls.)
   Status Submit() override { return OkStatus(); }
 
   // Submits at once (the submission queue is full).
