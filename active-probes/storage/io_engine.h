@@ -53,12 +53,15 @@ class IoEngine {
   // The buffer of one slot (block_size bytes, page aligned).
   virtual uint8_t* buffer(uint32_t slot) = 0;
 
-  // Queues one I/O on a free slot; Submit() hands queued I/Os to the kernel, at the latest
-  // when the next Reap() waits (io_uring submits and waits in one system call).
+  // Queues one I/O on a free slot.
   virtual Status Queue(uint32_t slot, IoKind kind, int fd, uint64_t offset, uint32_t length) = 0;
+  // Hands queued I/Os to the kernel now. A caller about to wait need not: Reap() submits what
+  // is queued in the same system call as its wait.
   virtual Status Submit() = 0;
-  // Waits up to `timeout_ns` for at least one completion and returns how many
-  // were written to `out` (0 on timeout or EINTR).
+  // True when Reap() would return without waiting.
+  virtual bool CompletionReady() = 0;
+  // Submits what is queued, waits up to `timeout_ns` for at least one completion unless one is
+  // ready, and returns how many were written to `out` (0 on timeout or EINTR).
   virtual Result<size_t> Reap(std::span<IoCompletion> out, int64_t timeout_ns) = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -246,6 +247,40 @@ TEST(StorageProbe, RejectsBadOptions) {
   o.directory = (dir.path() / "missing").string();
   EXPECT_FALSE(RunStorageProbe(o).ok());
   EXPECT_FALSE(ParseMode("sequential").ok());
+  o = Small(dir, Mode::kRead);
+  o.poll_seconds = 1;
+  r = RunStorageProbe(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("polling"), std::string::npos);
+}
+
+TEST(StorageProbe, PollsForCompletionsOnlyWithACpuToSpare) {
+  fabric::testing::TestDir dir;
+  StorageProbeOptions o = Small(dir, Mode::kRandRead);
+  o.calibrate = false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
+  unsigned cpus = static_cast<unsigned>(CPU_COUNT(&set));
+  if (cpus >= 2) {
+    auto r = RunStorageProbe(o);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_DOUBLE_EQ(r->poll_per_wait, 100e-6);
+    EXPECT_GE(r->poll_seconds, 0);
+  }
+  // A job per CPU: spinning would take the CPU the kernel completes I/O on.
+  o.jobs = std::max(1u, cpus);
+  o.size = uint64_t{o.jobs} << 20;
+  auto r = RunStorageProbe(o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->poll_per_wait, 0);
+  EXPECT_EQ(r->poll_seconds, 0);
+  o.jobs = 1;
+  o.poll_seconds = 0;  // Switched off.
+  r = RunStorageProbe(o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->poll_per_wait, 0);
+  EXPECT_EQ(CountEntries(dir.path()), 0u);
 }
 
 }  // namespace
