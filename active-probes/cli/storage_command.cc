@@ -42,10 +42,6 @@ FlagSet MakeStorageFlags() {
   f.AddString("size", "BYTES", "bytes per file (default 256MiB; an existing file: all of it)", "");
   f.AddString("duration", "SECONDS", "measured window", "3s");
   f.AddString("warmup", "SECONDS", "I/O before the window, not counted", "0.5s");
-  f.AddString("poll", "SECONDS",
-              "while completions arrive faster than this, spin up to this long for one before "
-              "sleeping (0: always sleep; not used when jobs >= CPUs)",
-              "100us");
   f.AddBool("buffered", "go through the page cache instead of O_DIRECT", false);
   f.AddString("engine", "ENGINE", "auto (io_uring, else labelled psync), io_uring or psync",
               "auto");
@@ -91,9 +87,6 @@ Result<storage::StorageProbeOptions> OptionsFromFlags(const FlagSet& f) {
   auto warmup = storage::ParseSeconds(f.GetString("warmup"));
   if (!warmup.ok()) return MakeError("--warmup: " + warmup.error().message);
   o.warmup_seconds = *warmup;
-  auto poll = storage::ParseSeconds(f.GetString("poll"));
-  if (!poll.ok()) return MakeError("--poll: " + poll.error().message);
-  o.poll_seconds = *poll;
   o.direct = !f.GetBool("buffered");
   std::string engine = f.GetString("engine");
   if (engine == "auto") {

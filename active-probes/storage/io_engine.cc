@@ -31,10 +31,22 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   return *this;
 }
 
+std::string_view RingSetupName(RingSetup setup) {
+  switch (setup) {
+    case RingSetup::kDeferTaskrun:
+      return "defer_taskrun";
+    case RingSetup::kCoopTaskrun:
+      return "coop_taskrun";
+    case RingSetup::kPlain:
+      return "plain";
+  }
+  return "?";
+}
+
 namespace {
 
-// One synchronous pread/pwrite per Submit() or Reap(): depth 1, the baseline
-// every kernel has.
+// One synchronous pread/pwrite per Submit(): depth 1, the baseline every
+// kernel has.
 class PsyncEngine : public IoEngine {
  public:
   explicit PsyncEngine(uint32_t block_size) : buffer_(block_size) {}
@@ -67,10 +79,7 @@ class PsyncEngine : public IoEngine {
     return OkStatus();
   }
 
-  bool CompletionReady() override { return queued_ || done_; }
-
   Result<size_t> Reap(std::span<IoCompletion> out, int64_t) override {
-    FABRIC_RETURN_IF_ERROR(Submit());
     if (!done_ || out.empty()) return size_t{0};
     out[0] = result_;
     done_ = false;

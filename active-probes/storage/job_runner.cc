@@ -54,29 +54,6 @@ void StampBlock(uint8_t* data, uint32_t length, uint64_t offset, uint64_t sequen
   }
 }
 
-// Spinning pays only when the next completion is due within the spin limit: the mean gap
-// between completions (a moving average over reaps) predicts when it is. 1 MiB writes that
-// complete every 200 us would otherwise spin out every limit and take a CPU from the kernel
-// threads that carry the data.
-class SpinPolicy {
- public:
-  SpinPolicy(int64_t poll_ns, int64_t now) : poll_ns_(poll_ns), last_reap_ns_(now) {}
-
-  bool ShouldSpin() const { return poll_ns_ > 0 && gap_ns_ < poll_ns_; }
-
-  void Reaped(size_t completions, int64_t now) {
-    if (completions == 0) return;
-    int64_t gap = (now - last_reap_ns_) / static_cast<int64_t>(completions);
-    gap_ns_ = gap_ns_ < 0 ? gap : gap_ns_ - gap_ns_ / 8 + gap / 8;
-    last_reap_ns_ = now;
-  }
-
- private:
-  int64_t poll_ns_;
-  int64_t last_reap_ns_;
-  int64_t gap_ns_ = -1;  // Unknown until the first reap: spin.
-};
-
 }  // namespace
 
 int64_t MonotonicNanos() {
@@ -93,13 +70,6 @@ void SleepUntil(int64_t monotonic_nanos) {
 }
 
 double ThreadCpuSeconds() { return CpuOf(RUSAGE_THREAD); }
-
-int64_t PollForCompletion(IoEngine& engine, int64_t poll_ns, int64_t window_start_ns) {
-  const int64_t start = MonotonicNanos();
-  int64_t now = start;
-  while (!engine.CompletionReady() && now - start < poll_ns) now = MonotonicNanos();
-  return start >= window_start_ns ? now - start : 0;
-}
 double ProcessCpuSeconds() { return CpuOf(RUSAGE_SELF); }
 
 void FillRandom(uint8_t* data, size_t bytes, uint64_t& state) {
@@ -179,27 +149,17 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
     if (!failure.ok()) break;
     ++in_flight;
   }
+  if (failure.ok()) failure = engine.Submit();
   if (!failure.ok()) in_flight = 0;  // Nothing reached the kernel.
 
   std::array<IoCompletion, kReapBatch> done;
-  int64_t polled_ns = 0;
-  SpinPolicy spin(spec.poll_ns, now);
   while (in_flight > 0) {
-    if (spin.ShouldSpin() && !engine.CompletionReady()) {
-      Status submitted = engine.Submit();
-      if (!submitted.ok()) {
-        if (failure.ok()) failure = submitted;
-        break;  // The ring is unusable; its destructor waits for the kernel.
-      }
-      polled_ns += PollForCompletion(engine, spec.poll_ns, spec.window_start_ns);
-    }
     auto reaped = engine.Reap(done, kReapTimeoutNs);
     if (!reaped.ok()) {
       failure = MakeError(reaped.error());
       break;  // The ring is unusable; its destructor waits for the kernel.
     }
     now = MonotonicNanos();
-    spin.Reaped(*reaped, now);
     if (!cpu_started && now >= spec.window_start_ns) {
       cpu_started = true;
       cpu_at_start = ThreadCpuSeconds();
@@ -239,11 +199,13 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
         ++in_flight;
       }
     }
+    Status submitted = engine.Submit();
+    if (!submitted.ok()) {
+      if (failure.ok()) failure = submitted;
+      break;  // Queued I/Os never reached the kernel: do not wait for them.
+    }
   }
-  stats.poll_seconds = static_cast<double>(polled_ns) / 1e9;
-  // Polling is spent waiting, not moving data: it is reported apart.
-  stats.cpu_seconds =
-      cpu_started ? std::max(0.0, ThreadCpuSeconds() - cpu_at_start - stats.poll_seconds) : 0;
+  stats.cpu_seconds = cpu_started ? ThreadCpuSeconds() - cpu_at_start : 0;
   stats.interrupted = Requested(spec.stop);
   if (!failure.ok() && spec.abort != nullptr) spec.abort->store(true);
   return failure;
@@ -268,6 +230,7 @@ Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
     failure = issue(s);
     if (failure.ok()) ++in_flight;
   }
+  if (failure.ok()) failure = engine.Submit();
   if (!failure.ok()) return failure;
   std::array<IoCompletion, kReapBatch> done;
   while (in_flight > 0) {
@@ -295,6 +258,8 @@ Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
         ++in_flight;
       }
     }
+    Status submitted = engine.Submit();
+    if (!submitted.ok()) return submitted;
   }
   if (!failure.ok()) return failure;
   if (Requested(stop)) return MakeError("interrupted while preparing the read file");

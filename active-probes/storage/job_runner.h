@@ -40,8 +40,6 @@ struct JobSpec {
   // fdatasync makes every counted byte durable (rewrites of a cached page
   // would be counted but reach the disk once).
   bool single_pass = false;
-  // Before sleeping for a completion, spin this long checking for one (0: always sleep).
-  int64_t poll_ns = 0;
   const std::atomic<bool>* stop = nullptr;  // The caller's abort request.
   std::atomic<bool>* abort = nullptr;       // Set by a failing job to stop the others.
 };
@@ -50,14 +48,9 @@ struct JobStats {
   uint64_t bytes = 0;
   uint64_t ios = 0;
   LatencyHistogram latency;
-  double cpu_seconds = 0;   // This thread, from the window start to its end, less polling.
-  double poll_seconds = 0;  // Spent polling for completions inside the window.
+  double cpu_seconds = 0;  // This thread, from the window start to its end.
   bool interrupted = false;
 };
-
-// Spins until a completion is ready or `poll_ns` has passed; returns the nanoseconds spun if they
-// began at or after `window_start_ns`, else 0.
-int64_t PollForCompletion(IoEngine& engine, int64_t poll_ns, int64_t window_start_ns);
 
 // Runs until window_end_ns (or stop/abort), then waits for what is in flight.
 // I/Os completing before window_start_ns are warm-up and not counted.

@@ -63,9 +63,6 @@ Status Validate(const StorageProbeOptions& o, uint32_t block_size) {
   if (!(o.duration_seconds > 0) || o.duration_seconds > 3600) {
     return MakeError("duration must be in (0, 3600] seconds");
   }
-  if (!(o.poll_seconds >= 0) || o.poll_seconds > 0.1) {
-    return MakeError("completion polling must be in [0, 100ms] per wait");
-  }
   if (!(o.warmup_seconds >= 0) || o.warmup_seconds > 600) {
     return MakeError("warm-up must be in [0, 600] seconds");
   }
@@ -205,6 +202,7 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
   r.engine = std::string(engines[0]->name());
   r.queue_depth = engines[0]->depth();
   r.registered_buffers = engines[0]->registered_buffers();
+  r.ring_setup = std::string(engines[0]->setup());
 
   // Prepare: reads need every byte written (incompressible, no holes);
   // writes get the space allocated up front, as fio does.
@@ -236,9 +234,6 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     if (Requested(o.stop)) return Interrupted();
   }
 
-  // Spinning jobs on every CPU would starve the kernel threads that complete their I/O.
-  r.poll_per_wait = o.jobs < OnlineCpus() ? o.poll_seconds : 0;
-
   // Job layout: job j uses file j % files; jobs sharing a file split it.
   std::vector<JobSpec> specs(o.jobs);
   std::atomic<bool> abort{false};
@@ -258,7 +253,6 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     s.seed = 0x9E3779B97F4A7C15ull * (j + 1);
     s.drop_behind = !r.direct && !write;
     s.single_pass = !r.direct && write;
-    s.poll_ns = static_cast<int64_t>(r.poll_per_wait * 1e9);
     s.stop = o.stop;
     s.abort = &abort;
   }
@@ -309,8 +303,7 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     }
   }
   int64_t end = MonotonicNanos();
-  for (const auto& s : stats) r.poll_seconds += s.poll_seconds;
-  r.cpu_seconds = std::max(0.0, ProcessCpuSeconds() - cpu_start - r.poll_seconds);
+  r.cpu_seconds = ProcessCpuSeconds() - cpu_start;
 
   LatencyHistogram latency;
   for (const auto& s : stats) {

@@ -44,12 +44,6 @@ struct StorageProbeOptions {
   uint64_t size = 0;
   double warmup_seconds = 0.5;
   double duration_seconds = 3.0;
-  // While completions arrive faster than this, a job waiting for one spins up to this long
-  // before it sleeps in the kernel (0: always sleep). A sleeping job costs a wake-up per
-  // batch of completions: on a 2-CPU virtual machine that left a CPU idle a third of the time
-  // and 4 KiB random reads 12-15% below fio's, whose thread rarely sleeps. Not used when jobs
-  // would take every CPU, since the kernel's completion work needs one.
-  double poll_seconds = 100e-6;
   bool direct = true;  // false: the `buffered` mode (page cache).
   EngineChoice engine = EngineChoice::kAuto;
   // Refuse to write when the filesystem would be left with less than this.
@@ -79,6 +73,8 @@ struct StorageProbeResult {
   std::string target;       // Directory, existing file or device probed.
   std::string engine;       // "io_uring" or "psync".
   std::string engine_note;  // Why the engine fell back; empty when it did not.
+  // io_uring's completion delivery (defer_taskrun, coop_taskrun or plain; see RingSetup).
+  std::string ring_setup;
   bool direct = true;       // O_DIRECT was in effect.
   std::string direct_note;  // Why O_DIRECT fell back; empty when it did not.
   bool registered_buffers = false;
@@ -101,10 +97,7 @@ struct StorageProbeResult {
   LatencySummary latency;
   double unloaded_latency_p50 = 0;  // Depth-1 latency; 0 without calibration.
 
-  // User + system of the whole process in the window, less the polling below.
-  double cpu_seconds = 0;
-  double poll_seconds = 0;   // Job threads' time spinning for completions in the window.
-  double poll_per_wait = 0;  // The spin limit in effect (0: jobs slept; seconds).
+  double cpu_seconds = 0;  // User + system of the whole process in the window.
   double cpu_seconds_per_gb = 0;
   double max_job_cpu_fraction = 0;  // Busiest job thread's CPU / window.
   bool cpu_saturated = false;

@@ -31,7 +31,10 @@ std::string FormatHuman(const StorageProbeResult& r) {
                                               : r.filesystem.type + " on " + r.filesystem.source +
                                                     " at " + r.filesystem.mount_point);
   if (!r.filesystem.options.empty()) row("mount options", r.filesystem.options);
-  row("engine", r.engine + (r.registered_buffers ? " (registered buffers)" : ""));
+  std::string engine_detail;
+  if (r.registered_buffers) engine_detail += ", registered buffers";
+  if (!r.ring_setup.empty()) engine_detail += ", " + r.ring_setup;
+  row("engine", r.engine + (engine_detail.empty() ? "" : " (" + engine_detail.substr(2) + ")"));
   if (!r.engine_note.empty()) row("ENGINE FALLBACK", r.engine_note);
   if (!r.direct_note.empty()) row("DIRECT I/O FALLBACK", r.direct_note);
   row("layout",
@@ -49,11 +52,6 @@ std::string FormatHuman(const StorageProbeResult& r) {
   row("cpu", Printf("%.3f s (%.3f s per GB, busiest job %.0f%% of a core)%s", r.cpu_seconds,
                     r.cpu_seconds_per_gb, r.max_job_cpu_fraction * 100,
                     r.cpu_saturated ? " SATURATED" : ""));
-  row("completion wait",
-      r.poll_per_wait > 0
-          ? Printf("spin up to %.0f us, then sleep (%.3f s spun, not counted as cpu)",
-                   r.poll_per_wait * 1e6, r.poll_seconds)
-          : std::string("sleep"));
   row("latency_bound", r.latency_bound ? "yes" : "no");
   row("verdict", r.verdict);
   return out;
@@ -75,6 +73,7 @@ std::string FormatJson(const StorageProbeResult& r) {
   str("target", r.target);
   str("engine", r.engine);
   str("engine_fallback", r.engine_note);
+  str("ring_setup", r.ring_setup);
   boolean("direct", r.direct);
   str("direct_fallback", r.direct_note);
   boolean("registered_buffers", r.registered_buffers);
@@ -98,8 +97,6 @@ std::string FormatJson(const StorageProbeResult& r) {
   num("cpu_seconds", r.cpu_seconds);
   num("cpu_seconds_per_gb", r.cpu_seconds_per_gb);
   num("max_job_cpu_fraction", r.max_job_cpu_fraction);
-  num("poll_per_wait_seconds", r.poll_per_wait);
-  num("poll_seconds", r.poll_seconds);
   boolean("cpu_saturated", r.cpu_saturated);
   field("filesystem", "{\"type\":" + JsonString(r.filesystem.type) +
                           ",\"source\":" + JsonString(r.filesystem.source) +
@@ -139,9 +136,6 @@ Result<double> ParseSeconds(std::string_view s) {
   if (text.ends_with("ms")) {
     scale = 1e-3;
     text.remove_suffix(2);
-  } else if (text.ends_with("us")) {
-    scale = 1e-6;
-    text.remove_suffix(2);
   } else if (text.ends_with("s")) {
     text.remove_suffix(1);
   } else if (text.ends_with("m")) {
@@ -150,7 +144,7 @@ Result<double> ParseSeconds(std::string_view s) {
   }
   auto value = ParseDouble(text);
   if (!value || !std::isfinite(*value) || *value < 0) {
-    return MakeError("bad duration " + Quote(s) + " (want e.g. 3s, 500ms, 100us, 1m)");
+    return MakeError("bad duration " + Quote(s) + " (want e.g. 3s, 500ms, 1m)");
   }
   return *value * scale;
 }
