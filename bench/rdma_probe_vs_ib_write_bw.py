@@ -23,7 +23,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROBE = os.environ.get("FABRIC_PROBE", os.path.join(ROOT, "build", "active-probes", "fabric_probe"))
+PROBE = os.environ.get("FABRIC_PROBE", os.path.join(ROOT, "build", "bin", "fabric_probe"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "hw"))
 from rdma_hw_test import first_active_port, ipv4_of  # noqa: E402
 

@@ -36,7 +36,7 @@ compression); latency is request to last byte. RSS is VmRSS and VmHWM from
 measured scrapes.
 
 Usage: bench/scrape_vs_node_exporter.py [--scrapes 200] [--warmup 20]
-           [--exporter build/exporter/fabric_exporter] [--identity] [--with-pcie]
+           [--exporter build/bin/fabric_exporter] [--identity] [--with-pcie]
 """
 import argparse
 import http.client
@@ -176,8 +176,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scrapes", type=int, default=200, help="measured scrapes per exporter")
     p.add_argument("--warmup", type=int, default=20)
-    p.add_argument("--exporter", default=os.path.join(SOURCE, "build", "exporter",
-                                                      "fabric_exporter"))
+    p.add_argument("--exporter", default=os.path.join(SOURCE, "build", "bin", "fabric_exporter"))
     p.add_argument("--identity", action="store_true", help="ask for uncompressed responses")
     p.add_argument("--with-pcie", action="store_true",
                    help="also measure fabric_exporter with its pcie collector (no counterpart)")

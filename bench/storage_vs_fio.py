@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_PROBE = os.path.join(HERE, "..", "build", "active-probes", "fabric_probe")
+DEFAULT_PROBE = os.path.join(HERE, "..", "build", "bin", "fabric_probe")
 
 MODES = {
     # mode: (block size, depth, fio rw)

@@ -9,7 +9,7 @@
 #include "active-probes/responder/responder.h"
 #include "common/flags.h"
 #include "common/log.h"
-#include "exporter/core/sysroot.h"
+#include "common/read/sysroot.h"
 
 namespace fabric::probe {
 

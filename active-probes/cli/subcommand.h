@@ -1,5 +1,6 @@
 // fabric_probe's subcommands. Each probe kind adds one row to the table in
-// subcommand_table.cc and implements Run in its own file.
+// subcommand_table.cc and implements Run in its own file; `ladder` is added by
+// the executable (exporter/probe_cli/main.cc).
 #pragma once
 
 #include <string_view>
@@ -14,6 +15,7 @@ struct Subcommand {
   int (*run)(int argc, char** argv);
 };
 
+// Every subcommand active-probes/ provides (all but `ladder`).
 const std::vector<Subcommand>& Subcommands();
 
 }  // namespace fabric::probe

@@ -6,7 +6,6 @@ namespace fabric::probe {
 int RunServeCommand(int argc, char** argv);
 int RunTcpCommand(int argc, char** argv);
 int RunRdmaCommand(int argc, char** argv);
-int RunLadderCommand(int argc, char** argv);
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> table = {
@@ -15,8 +14,6 @@ const std::vector<Subcommand>& Subcommands() {
       {"serve", "answer probes from peers (the responder)", RunServeCommand},
       {"tcp", "multi-stream TCP throughput against a responder", RunTcpCommand},
       {"rdma", "RDMA WRITE bandwidth against a responder (ib_write_bw class)", RunRdmaCommand},
-      {"ladder", "every probe once against a peer, printed as the ladder with its binding layer",
-       RunLadderCommand},
   };
   return table;
 }

@@ -10,7 +10,7 @@
 #include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
 #include "common/flags.h"
-#include "exporter/core/sysroot.h"
+#include "common/read/sysroot.h"
 
 namespace fabric::probe {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "common/read/file_reader.h"
 #include "common/strings.h"
-#include "exporter/core/file_reader.h"
 
 namespace fabric::probe {
 namespace {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/read/sysroot.h"
 #include "common/result.h"
-#include "exporter/core/sysroot.h"
 
 namespace fabric::probe {
 

@@ -20,9 +20,9 @@
 #include "active-probes/control/cidr.h"
 #include "active-probes/control/conn.h"
 #include "active-probes/responder/session_kind.h"
+#include "common/read/sysroot.h"
 #include "common/result.h"
 #include "common/unique_fd.h"
-#include "exporter/core/sysroot.h"
 
 namespace fabric::probe {
 

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "exporter/core/file_reader.h"
-#include "exporter/parse/mountinfo_parse.h"
+#include "common/parse/mountinfo_parse.h"
+#include "common/read/file_reader.h"
 
 namespace fabric::storage {
 namespace {

@@ -13,8 +13,8 @@
 
 #include "active-probes/control/conn.h"
 #include "active-probes/tcp/stream_io.h"
+#include "common/read/sysroot.h"
 #include "common/result.h"
-#include "exporter/core/sysroot.h"
 
 namespace fabric::probe {
 

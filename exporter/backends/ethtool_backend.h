@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "common/parse/ethtool_parse.h"
+#include "common/read/sysroot.h"
 #include "common/result.h"
-#include "exporter/core/sysroot.h"
-#include "exporter/parse/ethtool_parse.h"
 
 namespace fabric {
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <utility>
 
+#include "common/read/file_reader.h"
 #include "common/strings.h"
 #include "exporter/backends/ethtool_backend.h"
-#include "exporter/core/file_reader.h"
 
 namespace fabric {
 namespace {

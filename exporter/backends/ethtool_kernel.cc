@@ -18,9 +18,9 @@
 #include <memory>
 #include <vector>
 
+#include "common/read/file_reader.h"
 #include "common/unique_fd.h"
 #include "exporter/backends/ethtool_backend.h"
-#include "exporter/core/file_reader.h"
 
 #ifdef FABRIC_WITH_LIBNL
 #include <linux/ethtool_netlink.h>

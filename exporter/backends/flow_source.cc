@@ -14,10 +14,10 @@
 #include <functional>
 #include <map>
 
+#include "common/parse/flow_recording_parse.h"
+#include "common/parse/netlink_parse.h"
+#include "common/read/file_reader.h"
 #include "common/unique_fd.h"
-#include "exporter/core/file_reader.h"
-#include "exporter/parse/flow_recording_parse.h"
-#include "exporter/parse/netlink_parse.h"
 
 namespace fabric {
 namespace {

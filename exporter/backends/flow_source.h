@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/parse/flow_types.h"
 #include "common/result.h"
-#include "exporter/parse/flow_types.h"
 
 namespace fabric {
 
@@ -25,7 +25,7 @@ class FlowSource {
 // sockets per snapshot (a scrape is rare; nothing to keep open between them).
 std::unique_ptr<FlowSource> MakeNetlinkFlowSource();
 
-// Reads a recording (exporter/parse/flow_recording_parse.h) once at start-up.
+// Reads a recording (common/parse/flow_recording_parse.h) once at start-up.
 // It must hold at least two snapshots: the collector computes the last one
 // against the one before on every scrape, so output is the same each time.
 Result<std::vector<FlowSnapshot>> LoadFlowRecording(const std::string& path);

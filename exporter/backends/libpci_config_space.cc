@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/parse/pcie_sysfs_parse.h"
 #include "exporter/backends/pci_config_space.h"
-#include "exporter/parse/pcie_sysfs_parse.h"
 
 extern "C" {
 #include <pci/pci.h>

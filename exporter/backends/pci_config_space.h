@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/parse/pcie_regs.h"
 #include "common/result.h"
-#include "exporter/parse/pcie_regs.h"
 
 namespace fabric {
 

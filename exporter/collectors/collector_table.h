@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "exporter/core/collector.h"
+#include "exporter/metrics/collector.h"
 
 namespace fabric {
 

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "exporter/parse/flow_types.h"
-#include "exporter/parse/ip_address.h"
+#include "common/parse/flow_types.h"
+#include "common/parse/ip_address.h"
 
 namespace fabric {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/read/file_reader.h"
 #include "common/strings.h"
 #include "exporter/backends/flow_source.h"
 #include "exporter/collectors/flow_tracker.h"
-#include "exporter/core/file_reader.h"
 
 namespace fabric {
 namespace {

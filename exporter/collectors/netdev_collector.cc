@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "common/parse/driver_stats.h"
+#include "common/parse/sysctl_parse.h"
+#include "common/parse/sysfs_values.h"
+#include "common/read/file_reader.h"
 #include "common/strings.h"
 #include "exporter/backends/ethtool_backend.h"
-#include "exporter/core/file_reader.h"
-#include "exporter/parse/driver_stats.h"
-#include "exporter/parse/sysctl_parse.h"
-#include "exporter/parse/sysfs_values.h"
 
 namespace fabric {
 namespace {

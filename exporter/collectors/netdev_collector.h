@@ -2,14 +2,14 @@
 
 #include <memory>
 
-#include "exporter/core/collector.h"
+#include "exporter/metrics/collector.h"
 
 namespace fabric {
 
 // Network interfaces: link state and standard counters from sysfs, and from
 // ethtool the driver, pause settings and statistics, channels, rings, and the
 // driver statistics that diagnose fabric bottlenecks, typed (see
-// exporter/parse/driver_stats.h).
+// common/parse/driver_stats.h).
 std::unique_ptr<Collector> MakeNetdevCollector(const CollectorContext& context);
 
 }  // namespace fabric

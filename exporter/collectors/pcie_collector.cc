@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/parse/pcie_regs.h"
 #include "common/strings.h"
 #include "exporter/backends/pci_config_space.h"
-#include "exporter/parse/pcie_regs.h"
 #include "exporter/pcie/pcie_bandwidth.h"
 #include "exporter/pcie/pcie_path.h"
 #include "exporter/pcie/pcie_sysfs.h"

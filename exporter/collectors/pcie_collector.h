@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "exporter/core/collector.h"
+#include "exporter/metrics/collector.h"
 
 namespace fabric {
 

@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "common/parse/sysctl_parse.h"
+#include "common/parse/sysfs_values.h"
+#include "common/read/file_reader.h"
 #include "common/strings.h"
-#include "exporter/core/file_reader.h"
-#include "exporter/parse/sysctl_parse.h"
-#include "exporter/parse/sysfs_values.h"
 
 namespace fabric {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "exporter/core/file_reader.h"
-#include "exporter/parse/sysctl_parse.h"
+#include "common/parse/sysctl_parse.h"
+#include "common/read/file_reader.h"
 
 namespace fabric {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "exporter/core/file_reader.h"
-#include "exporter/parse/softnet_parse.h"
+#include "common/parse/softnet_parse.h"
+#include "common/read/file_reader.h"
 
 namespace fabric {
 namespace {

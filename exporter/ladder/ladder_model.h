@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "exporter/probes/result_store.h"
+#include "exporter/scheduled_probes/result_store.h"
 
 namespace fabric::ladder {
 

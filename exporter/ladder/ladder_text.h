@@ -1,5 +1,5 @@
 // The ladder as text: a table with bars for a terminal (`fabric_probe ladder`) and JSON for
-// scripts. The HTML page renders the same Ladder (exporter/core/ladder_page.h).
+// scripts. The HTML page renders the same Ladder (exporter/pages/ladder_page.h).
 #pragma once
 
 #include <string>

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "exporter/fleet.h"
+#include "exporter/config/fleet.h"
 #include "exporter/ladder/ladder_model.h"
-#include "exporter/probes/result_store.h"
+#include "exporter/scheduled_probes/result_store.h"
 
 namespace fabric::ladder {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "exporter/parse/pcie_regs.h"
+#include "common/parse/pcie_regs.h"
 #include "exporter/pcie/pcie_bandwidth.h"
 
 namespace fabric {

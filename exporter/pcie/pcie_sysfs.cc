@@ -1,7 +1,7 @@
 #include "exporter/pcie/pcie_sysfs.h"
 
+#include "common/read/file_reader.h"
 #include "common/strings.h"
-#include "exporter/core/file_reader.h"
 
 namespace fabric {
 namespace {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "common/parse/pcie_sysfs_parse.h"
+#include "common/read/sysroot.h"
 #include "common/result.h"
-#include "exporter/core/sysroot.h"
-#include "exporter/parse/pcie_sysfs_parse.h"
 #include "exporter/pcie/pcie_path.h"
 
 namespace fabric {

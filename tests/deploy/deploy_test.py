@@ -17,7 +17,7 @@ import unittest
 SOURCE_DIR = os.environ.get(
     "FABRIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 EXPORTER = os.environ.get("FABRIC_EXPORTER",
-                          os.path.join(SOURCE_DIR, "build", "exporter", "fabric_exporter"))
+                          os.path.join(SOURCE_DIR, "build", "bin", "fabric_exporter"))
 DEPLOY = os.path.join(SOURCE_DIR, "deploy")
 K8S = os.path.join(DEPLOY, "kubernetes")
 UNIT = os.path.join(DEPLOY, "systemd", "fabric-exporter.service")

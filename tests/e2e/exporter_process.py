@@ -12,7 +12,7 @@ import urllib.request
 
 SOURCE_DIR = os.environ.get(
     "FABRIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-EXPORTER = os.environ.get("FABRIC_EXPORTER", os.path.join(SOURCE_DIR, "build", "exporter", "fabric_exporter"))
+EXPORTER = os.environ.get("FABRIC_EXPORTER", os.path.join(SOURCE_DIR, "build", "bin", "fabric_exporter"))
 FIXTURES = os.path.join(SOURCE_DIR, "tests", "fixtures")
 
 

@@ -76,7 +76,7 @@ while True:
 
 def initiating_order(round_seconds, lead=1.5):
     """Orders the two-node fleet so that node-a initiates the next plan round
-    that starts at least `lead` seconds from now (the plan, exporter/probes/
+    that starts at least `lead` seconds from now (the plan, exporter/scheduled_probes/
     probe_plan.cc: with two nodes, index 1 initiates even rounds and index 0
     odd ones), so a test waits one round at most. Returns (a_first, start)."""
     now = time.time()

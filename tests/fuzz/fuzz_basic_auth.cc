@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "exporter/core/basic_auth.h"
+#include "exporter/http/basic_auth.h"
 
 namespace {
 

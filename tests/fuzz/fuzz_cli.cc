@@ -13,9 +13,9 @@
 #include "active-probes/tcp/stream_io.h"
 #include "active-probes/tcp/tcp_probe.h"
 #include "common/log.h"
+#include "exporter/app/options.h"
 #include "exporter/collectors/collector_table.h"
-#include "exporter/core/listen_address.h"
-#include "exporter/options.h"
+#include "exporter/http/listen_address.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "common/log.h"
+#include "common/read/sysroot.h"
+#include "exporter/app/options.h"
 #include "exporter/collectors/collector_table.h"
-#include "exporter/core/sysroot.h"
-#include "exporter/options.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "exporter/parse/driver_stats.h"
-#include "exporter/parse/ethtool_parse.h"
+#include "common/parse/driver_stats.h"
+#include "common/parse/ethtool_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "exporter/parse/flow_recording_parse.h"
-#include "exporter/parse/ip_address.h"
+#include "common/parse/flow_recording_parse.h"
+#include "common/parse/ip_address.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

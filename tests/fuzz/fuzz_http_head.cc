@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "exporter/core/tls_server.h"
+#include "exporter/http/tls_server.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view head(reinterpret_cast<const char*>(data), size);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "exporter/parse/netlink_parse.h"
+#include "common/parse/netlink_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,10 +5,10 @@
 #include <cstdint>
 
 #include "active-probes/tcp/host_stats.h"
-#include "exporter/parse/mountinfo_parse.h"
-#include "exporter/parse/snmp_parse.h"
-#include "exporter/parse/softnet_parse.h"
-#include "exporter/parse/sysctl_parse.h"
+#include "common/parse/mountinfo_parse.h"
+#include "common/parse/snmp_parse.h"
+#include "common/parse/softnet_parse.h"
+#include "common/parse/sysctl_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

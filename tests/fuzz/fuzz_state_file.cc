@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "exporter/probes/result_store.h"
+#include "exporter/scheduled_probes/result_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fabric::ResultStore store;

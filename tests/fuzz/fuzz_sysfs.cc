@@ -7,10 +7,10 @@
 #include <cstring>
 
 #include "active-probes/rdma/ib_sysfs.h"
+#include "common/parse/pcie_regs.h"
+#include "common/parse/pcie_sysfs_parse.h"
+#include "common/parse/sysfs_values.h"
 #include "common/strings.h"
-#include "exporter/parse/pcie_regs.h"
-#include "exporter/parse/pcie_sysfs_parse.h"
-#include "exporter/parse/sysfs_values.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "exporter/core/web_config.h"
+#include "exporter/http/web_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

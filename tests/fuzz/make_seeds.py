@@ -208,13 +208,13 @@ def dictionary(target, globs, pattern, extra=()):
 
 def dictionaries():
     yaml_syntax = (": ", "- ", "{", "}", "[", "]", "\n  ", "&a", "*a", "!!str", "'", "~")
-    dictionary("fuzz_config", ["exporter/options.cc", "exporter/fleet.cc",
-                               "exporter/probes/probe_runtime.cc",
-                               "exporter/collectors/*.cc", "exporter/core/config_node.cc"],
+    dictionary("fuzz_config", ["exporter/app/options.cc", "exporter/config/fleet.cc",
+                               "exporter/scheduled_probes/probe_runtime.cc",
+                               "exporter/collectors/*.cc", "exporter/config/config_node.cc"],
                r'"([a-z][a-z0-9_]{1,40})"', yaml_syntax + ("5m", "250ms", "1h30m", "0x02"))
-    dictionary("fuzz_web_config", ["exporter/core/web_config.cc"], r'"([A-Za-z][A-Za-z0-9_$]{1,40})"',
+    dictionary("fuzz_web_config", ["exporter/http/web_config.cc"], r'"([A-Za-z][A-Za-z0-9_$]{1,40})"',
                yaml_syntax + ("$2y$",))
-    dictionary("fuzz_state_file", ["exporter/probes/result_store.cc"],
+    dictionary("fuzz_state_file", ["exporter/scheduled_probes/result_store.cc"],
                r'"([a-z][a-z0-9_]{1,40})"', yaml_syntax + ("tcp_multi", "rdma", ".nan", ".inf"))
     dictionary("fuzz_control", ["active-probes/control/*.cc", "active-probes/responder/*.cc",
                                 "active-probes/tcp/*.cc", "active-probes/rdma/rdma_messages.cc"],

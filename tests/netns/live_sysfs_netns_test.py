@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The exporter keeps sysfs attribute files open between scrapes
-(--path.keep-files-open, the default; exporter/core/open_file_cache.h). On a
+(--path.keep-files-open, the default; common/read/open_file_cache.h). On a
 real sysfs, in a network namespace of its own with a veth pair: a value
 changed in place (an MTU) is seen on the next scrape; two interfaces that
 swap names are each reported with their own values (the cached files of the

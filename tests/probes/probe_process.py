@@ -7,7 +7,7 @@ import tempfile
 import threading
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROBE = os.environ.get("FABRIC_PROBE", os.path.join(SOURCE_DIR, "build", "active-probes", "fabric_probe"))
+PROBE = os.environ.get("FABRIC_PROBE", os.path.join(SOURCE_DIR, "build", "bin", "fabric_probe"))
 
 
 def write_secret(directory, name, text):

@@ -23,7 +23,7 @@ def golden_metrics(src):
 def probe_metrics(src, errors):
     """fabric_probe_<value> for every value of the probe results catalogue
     (probe results depend on the fleet, so no golden file holds them all)."""
-    text = open(os.path.join(src, 'exporter', 'probes', 'probe_results_collector.cc')).read()
+    text = open(os.path.join(src, 'exporter', 'scheduled_probes', 'probe_results_collector.cc')).read()
     block = re.search(r'kValueCatalogue\[\] = \{(.*?)\n\};', text, re.S)
     if not block:
         errors.append('probe_results_collector.cc: kValueCatalogue not found')

@@ -11,7 +11,7 @@ import tempfile
 
 SRC = os.environ.get('FABRIC_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 LINT = os.path.join(SRC, 'tests', 'rules', 'rules_lint.py')
-PARTS = ['rules', 'docs', 'tests/golden', 'exporter/probes/probe_results_collector.cc']
+PARTS = ['rules', 'docs', 'tests/golden', 'exporter/scheduled_probes/probe_results_collector.cc']
 
 
 def tree():

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-PROBE = os.environ.get("FABRIC_PROBE", "build/active-probes/fabric_probe")
+PROBE = os.environ.get("FABRIC_PROBE", "build/bin/fabric_probe")
 SKIP = 77
 TOLERANCE = 0.05
 BLKIO = "/sys/fs/cgroup/blkio"

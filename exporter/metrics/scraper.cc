@@ -1,0 +1,85 @@
+#include "exporter/metrics/scraper.h"
+
+#include <exception>
+
+#include "common/log.h"
+#include "common/read/open_file_cache.h"
+
+namespace fabric {
+
+Scraper::Scraper(std::vector<NamedCollector> collectors, MetricSink constant,
+                 FamilyFilter keep_latest)
+    : collectors_(std::move(collectors)),
+      constant_(std::move(constant)),
+      keep_latest_(std::move(keep_latest)) {
+  for (const auto& c : collectors_) {
+    CollectorStatus status;
+    status.name = c.name;
+    statuses_.push_back(std::move(status));
+  }
+}
+
+std::vector<prometheus::MetricFamily> Scraper::Collect() const { return Scrape()->families; }
+
+std::shared_ptr<const ScrapeSnapshot> Scraper::Scrape() const {
+  std::lock_guard<std::mutex> scrape_lock(scrape_mutex_);
+  MetricSink out = constant_;
+  std::vector<CollectorStatus> statuses;
+  for (const auto& [name, collector] : collectors_) {
+    MetricSink own;
+    auto start = std::chrono::steady_clock::now();
+    Status status = OkStatus();
+    try {
+      status = collector->Collect(own);
+    } catch (const std::exception& e) {
+      // Nothing may throw across the web server's callback; a throwing
+      // collector is a bug, reported like any other failure.
+      status = MakeError(std::string("internal error: ") + e.what());
+    }
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    CollectorStatus s{name, true, status.ok(), elapsed.count(), "", 0};
+    if (status.ok()) {
+      s.samples = own.sample_count();
+      out.MergeFrom(std::move(own));
+    } else {
+      s.error = status.error().message;
+      log::Warn("collector failed", {{"collector", name}, {"err", s.error}});
+    }
+    out.Gauge("fabric_scrape_collector_success",
+              "1 if the collector read and parsed all its sources in this scrape, 0 if one was "
+              "broken (its samples are then left out; the exporter log says why).",
+              {{"collector", name}}, s.success ? 1 : 0);
+    out.Gauge("fabric_scrape_collector_duration_seconds",
+              "Wall time the collector took in this scrape.", {{"collector", name}},
+              s.duration_seconds);
+    statuses.push_back(std::move(s));
+  }
+  // Attribute files no collector read in the last two scrapes (an interface
+  // that went away) are closed.
+  OpenFileCache::Global().Sweep();
+  auto snapshot = std::make_shared<const ScrapeSnapshot>(
+      ScrapeSnapshot{out.TakeSorted(), std::chrono::steady_clock::now()});
+  auto kept = std::make_shared<ScrapeSnapshot>();
+  kept->taken = snapshot->taken;
+  if (keep_latest_) {
+    for (const auto& family : snapshot->families) {
+      if (keep_latest_(family.name)) kept->families.push_back(family);
+    }
+  }
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  statuses_ = std::move(statuses);
+  latest_ = std::move(kept);
+  return snapshot;
+}
+
+std::vector<CollectorStatus> Scraper::Statuses() const {
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  return statuses_;
+}
+
+std::shared_ptr<const ScrapeSnapshot> Scraper::Latest() const {
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  return latest_;
+}
+
+}  // namespace fabric

@@ -1,0 +1,325 @@
+// fabric_probe ladder: every available probe once against one peer (TCP with N streams and
+// with one, RDMA, and storage when asked), then the ladder as the exporter's page draws it:
+// the same rung runners write the same results, and the same model turns them into layers, the
+// binding layer, verdicts and shapes.
+#include "exporter/probe_cli/ladder_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "active-probes/cli/arg_parse.h"
+#include "common/flags.h"
+#include "common/log.h"
+#include "common/read/sysroot.h"
+#include "exporter/collectors/collector_table.h"
+#include "exporter/ladder/ladder_facts.h"
+#include "exporter/ladder/ladder_text.h"
+#include "exporter/scheduled_probes/rdma_ladder_probe.h"
+#include "exporter/scheduled_probes/storage_ladder_probe.h"
+#include "exporter/scheduled_probes/tcp_ladder_probe.h"
+
+namespace fabric::probe {
+namespace {
+
+constexpr char kHelp[] =
+    "Usage: fabric_probe ladder --peer HOST[:PORT] --secret-file FILE [--storage DIR] [FLAGS]\n"
+    "\n"
+    "Runs every available probe once against the responder on HOST (`fabric_probe serve` or a\n"
+    "fabric_exporter with probes): N-stream TCP and 1-stream TCP in both directions, RDMA WRITE\n"
+    "(reported as \"no RDMA device\" on hosts without one), and with --storage a direct-I/O read\n"
+    "and write of DIR. Then prints the ladder: one row per layer with a bar against the line\n"
+    "rate of the interface the traffic left through (scaled to the best layer when it has no\n"
+    "speed, e.g. loopback or veth), the PCIe link of that NIC, the binding layer, the\n"
+    "self-check verdicts and any bottleneck shape in words: the table the exporter's page at /\n"
+    "shows, from the same code. Progress goes to stderr when it is a terminal.\n"
+    "\n"
+    "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
+    "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
+    "SIGTERM (the current TCP or storage run stops, a storage run removes its files, and the\n"
+    "ladder of what finished is printed).\n\n";
+
+double Seconds(const std::string& flag, const FlagSet& flags, Status& status) {
+  auto d = ParseDurationFlag(flag, flags.GetString(flag));
+  if (!d.ok()) {
+    if (status.ok()) status = Unexpected{d.error()};
+    return 0;
+  }
+  return static_cast<double>(d->count()) / 1000;
+}
+
+// A one-line progress display on stderr: the step, a bar of elapsed against expected time.
+// Silent unless stderr is a terminal, so scripts and logs get only the result.
+class Progress {
+ public:
+  explicit Progress(int steps) : steps_(steps), enabled_(isatty(STDERR_FILENO) == 1) {}
+  ~Progress() { Stop(); }
+
+  void Begin(const std::string& label, double expected_seconds) {
+    if (!enabled_) return;
+    Stop();
+    ++step_;
+    label_ = label;
+    expected_ = std::max(expected_seconds, 0.1);
+    start_ = std::chrono::steady_clock::now();
+    running_ = true;
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (running_) {
+        Draw();
+        wake_.wait_for(lock, std::chrono::milliseconds(200));
+      }
+    });
+  }
+
+  void End(const std::string& outcome) {
+    if (!enabled_) return;
+    Stop();
+    std::fprintf(stderr, "\r\033[K  [%d/%d] %-14s %s\n", step_, steps_, label_.c_str(),
+                 outcome.c_str());
+  }
+
+ private:
+  void Draw() {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    int filled = static_cast<int>(std::lround(std::min(1.0, elapsed / expected_) * 20));
+    std::string bar;
+    for (int i = 0; i < 20; ++i) bar += i < filled ? "█" : "░";
+    std::fprintf(stderr, "\r\033[K  [%d/%d] %-14s %s %4.1f s of ~%.0f s", step_, steps_,
+                 label_.c_str(), bar.c_str(), elapsed, expected_);
+    std::fflush(stderr);
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      running_ = false;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  const int steps_;
+  const bool enabled_;
+  int step_ = 0;
+  std::string label_;
+  double expected_ = 1;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool running_ = false;
+  std::thread thread_;
+};
+
+// "92.1 Gbit/s" for the rung's worse direction, or why it has none.
+std::string Outcome(const ResultStore& store, const std::string& probe) {
+  std::optional<double> worst;
+  std::string failure;
+  for (const auto& r : store.Snapshot()) {
+    if (r.key.probe != probe) continue;
+    if (!r.success)
+      failure = r.failure_reason + (r.failure_detail.empty() ? "" : ": ") + r.failure_detail;
+    auto it = r.values.find("throughput_bytes_per_second");
+    if (r.success && it != r.values.end() && (!worst || it->second < *worst)) worst = it->second;
+  }
+  if (worst) return ladder::FormatRate(*worst);
+  return failure.empty() ? "no result" : "failed (" + failure + ")";
+}
+
+// The interface and PCIe facts of this host, from the exporter's own netdev and pcie
+// collectors, so they agree with what the exporter publishes.
+ladder::PassiveFacts HostFacts(const std::string& interface) {
+  SysRoot root{std::string(SysRoot::kDefaultProcfs), std::string(SysRoot::kDefaultSysfs)};
+  MetricSink sink;
+  ConfigNode empty;
+  for (const auto& spec : CollectorTable()) {
+    if (spec.name != "netdev" && spec.name != "pcie") continue;
+    MetricSink own;
+    auto collector = spec.factory({root, empty});
+    if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
+  }
+  return ladder::FactsFromFamilies(sink.TakeSorted(), interface, {});
+}
+
+// Blocks SIGINT, SIGTERM and SIGUSR1 in every thread (the probes start their own), for the
+// one thread that sigwaits them.
+sigset_t BlockShutdownSignals() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+  return mask;
+}
+
+}  // namespace
+
+int RunLadderCommand(int argc, char** argv) {
+  FlagSet flags;
+  flags.AddString("peer", "HOST[:PORT]", "Responder to probe (port default 9878; required)", "");
+  flags.AddString("secret-file", "FILE", "File holding the shared secret (required)", "");
+  flags.AddString("storage", "DIR",
+                  "Also measure direct-I/O read and write of this directory (files are created "
+                  "and removed)",
+                  "");
+  flags.AddString("streams", "N", "Streams of the N-stream TCP rung", "8");
+  flags.AddString("duration", "DUR", "Measured window of each TCP and RDMA run", "5s");
+  flags.AddString("warmup", "DUR", "Warm-up before each window, excluded from the result", "1s");
+  flags.AddBool("single-stream", "Run the 1-stream TCP rung", true);
+  flags.AddBool("rdma", "Run the RDMA WRITE rung", true);
+  flags.AddString("storage-duration", "DUR", "Measured window of each storage run", "3s");
+  flags.AddString("storage-size", "BYTES", "Size of the storage probe's file", "1G");
+  flags.AddString("storage-reserve", "BYTES", "Free space the storage write must leave", "1G");
+  flags.AddString("bind", "ADDR", "Source address", "");
+  flags.AddBool("json", "Print the ladder as JSON instead of a table", false);
+  flags.AddBool("help", "Show this help", false);
+  if (auto s = flags.Parse(argc, argv); !s.ok()) {
+    std::fprintf(stderr, "fabric_probe ladder: %s\n", s.error().message.c_str());
+    return 2;
+  }
+  if (flags.GetBool("help")) {
+    std::printf("%s%s", kHelp, flags.Usage().c_str());
+    return 0;
+  }
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "fabric_probe ladder: %s\n", m.c_str());
+    return 2;
+  };
+  if (!flags.positional().empty()) return fail("unexpected argument " + flags.positional()[0]);
+  auto peer_flags = ParsePeerFlags(flags);
+  if (!peer_flags.ok()) return fail(peer_flags.error().message);
+  Status parsed = OkStatus();
+  TcpLadderSettings tcp;
+  tcp.duration_seconds = Seconds("duration", flags, parsed);
+  tcp.warmup_seconds = Seconds("warmup", flags, parsed);
+  tcp.single_stream = flags.GetBool("single-stream");
+  tcp.port = peer_flags->peer.port;
+  tcp.secret = peer_flags->secret;
+  auto streams = ParseCountFlag("streams", flags.GetString("streams"), 1, 256);
+  if (!streams.ok()) return fail(streams.error().message);
+  tcp.streams = static_cast<uint32_t>(*streams);
+  RdmaLadderSettings rdma;
+  rdma.duration_seconds = tcp.duration_seconds;
+  rdma.warmup_seconds = tcp.warmup_seconds;
+  StorageLadderSettings storage;
+  storage.directory = flags.GetString("storage");
+  storage.duration_seconds = Seconds("storage-duration", flags, parsed);
+  storage.warmup_seconds = std::min(1.0, storage.duration_seconds / 3);
+  auto size = ParseBytesFlag("storage-size", flags.GetString("storage-size"));
+  auto reserve = ParseBytesFlag("storage-reserve", flags.GetString("storage-reserve"));
+  if (!parsed.ok()) return fail(parsed.error().message);
+  if (!size.ok()) return fail(size.error().message);
+  if (!reserve.ok()) return fail(reserve.error().message);
+  if (tcp.duration_seconds < 0.1) return fail("--duration: at least 100ms");
+  if (*size < (1u << 20)) return fail("--storage-size: at least 1M");
+  storage.size_bytes = *size;
+  storage.reserve_bytes = *reserve;
+
+  signal(SIGPIPE, SIG_IGN);
+  // The rung runners log failures for the exporter's log; here the ladder says why.
+  log::Configure(log::Level::kError, log::Format::kLogfmt);
+  const FleetNode self{"this host", flags.GetString("bind"), "", 0};
+  const FleetNode peer{peer_flags->peer.host, peer_flags->peer.host, "", 0};
+  const std::string procfs(SysRoot::kDefaultProcfs), sysfs(SysRoot::kDefaultSysfs);
+  const double tcp_run = 2 * (tcp.duration_seconds + tcp.warmup_seconds) + 1;
+  ResultStore store;
+  // Ctrl-C ends the running TCP or storage rung at once (a storage run removes its files); the
+  // ladder of what finished is still printed.
+  std::atomic<bool> stop{false};
+  std::thread signals([&stop, mask = BlockShutdownSignals()] {
+    for (;;) {
+      int number = 0;
+      sigwait(&mask, &number);
+      if (number == SIGUSR1) return;  // Our own wake-up at the end.
+      if (stop) std::_Exit(130);      // A second interrupt: the user will not wait.
+      stop = true;
+      std::fprintf(stderr,
+                   "\nfabric_probe ladder: interrupted; stopping the current run (again to "
+                   "quit now)\n");
+    }
+  });
+  struct Rung {
+    const char* probe;
+    const char* label;
+    double expected_seconds;
+    std::function<void()> run;
+  };
+  std::vector<Rung> rungs;
+  rungs.push_back({"tcp_multi", "N-stream TCP", tcp_run,
+                   [&] { RunTcpRung("tcp_multi", tcp, self, peer, procfs, sysfs, &stop, store); }});
+  if (tcp.single_stream) {
+    rungs.push_back({"tcp_single", "1-stream TCP", tcp_run, [&] {
+                       RunTcpRung("tcp_single", tcp, self, peer, procfs, sysfs, &stop, store);
+                     }});
+  }
+  if (flags.GetBool("rdma")) {
+    rungs.push_back({"rdma", "RDMA write", rdma.duration_seconds + rdma.warmup_seconds + 1, [&] {
+                       RunRdmaLadder(rdma, tcp.secret, tcp.port, self, peer, procfs, sysfs, store);
+                     }});
+  }
+  if (!storage.directory.empty()) {
+    rungs.push_back({"storage", "storage",
+                     2 * (storage.duration_seconds + storage.warmup_seconds) + 1,
+                     [&] { RunStorageLadder(storage, procfs, &stop, store); }});
+  }
+  Progress progress(static_cast<int>(rungs.size()));
+  for (const auto& rung : rungs) {
+    if (stop) break;
+    progress.Begin(rung.label, rung.expected_seconds);
+    rung.run();
+    progress.End(std::string(rung.probe) == "storage"
+                     ? Outcome(store, "storage_read") + " read, " +
+                           Outcome(store, "storage_write") + " write"
+                     : Outcome(store, rung.probe));
+  }
+  kill(getpid(), SIGUSR1);
+  signals.join();
+
+  ladder::LadderInput input;
+  input.node = "this host";
+  input.peer = peer.name;
+  input.records = store.Snapshot();
+  input.now_seconds =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::string interface;
+  for (const auto& r : input.records) {
+    if (auto it = r.info.find("interface"); it != r.info.end()) interface = it->second;
+  }
+  input.loopback = interface == "lo";
+  input.facts = HostFacts(interface);
+  // A rung without a result was either not asked for or cut short (an interrupted run records
+  // nothing, so that it cannot pass for a measurement).
+  const bool has_storage = !storage.directory.empty();
+  const char* cut_short = "interrupted before it finished";
+  input.absent_reasons = {
+      {"tcp_multi", cut_short},
+      {"rdma", flags.GetBool("rdma") ? cut_short : "not run (--no-rdma)"},
+      {"tcp_single", tcp.single_stream ? cut_short : "not run (--no-single-stream)"},
+      {"storage_read", has_storage ? cut_short : "not run (no --storage)"},
+      {"storage_write", has_storage ? cut_short : "not run (no --storage)"},
+      {"transfers", "not observed by fabric_probe (the exporter's flows)"}};
+  ladder::Ladder result = ladder::BuildLadder(input);
+  for (auto& layer : result.layers) layer.age_seconds = -1;  // All of them just ran.
+  std::fputs(flags.GetBool("json") ? (ladder::LadderToJson(result) + "\n").c_str()
+                                   : ladder::RenderLadderTable(result).c_str(),
+             stdout);
+  if (stop) return 130;
+  for (const auto& layer : result.layers) {
+    if (layer.self_checked) return 0;
+  }
+  return 1;
+}
+
+}  // namespace fabric::probe

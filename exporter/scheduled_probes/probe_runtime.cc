@@ -1,0 +1,342 @@
+#include "exporter/scheduled_probes/probe_runtime.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "active-probes/control/auth.h"
+#include "active-probes/control/cidr.h"
+#include "active-probes/control/conn.h"
+#include "active-probes/rdma/backend.h"
+#include "active-probes/rdma/rdma_session.h"
+#include "active-probes/responder/responder.h"
+#include "common/log.h"
+#include "common/read/file_reader.h"
+#include "common/strings.h"
+#include "exporter/scheduled_probes/path_probe.h"
+#include "exporter/scheduled_probes/probe_plan.h"
+#include "exporter/scheduled_probes/probe_results_collector.h"
+
+namespace fabric {
+namespace {
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& relative) {
+  auto text = ReadAttribute(root.Sys(relative));
+  if (!text.ok()) return std::nullopt;
+  return ParseUint64(TrimSpace(*text));
+}
+
+}  // namespace
+
+ProbeSettings ParseProbeSettings(const ConfigNode& section) {
+  ProbeSettings settings;
+  section.ExpectMapWithKeys({"state_file", "recording", "loopback", "max_splay",
+                             "skip_when_busy_fraction", "secret_file", "path", "tcp", "responder",
+                             "storage", "rdma"});
+  settings.state_file = section.String("state_file").value_or("");
+  if (auto recording = section.String("recording"); recording && !recording->empty()) {
+    std::filesystem::path p(*recording);
+    if (p.is_relative() && !section.file().empty()) {
+      p = std::filesystem::path(section.file()).parent_path() / p;
+    }
+    settings.recording = p.string();
+    ResultStore check;
+    Status loaded = check.Load(settings.recording, ResultStore::LoadScope::kEverything);
+    if (loaded.absent()) section.Fail("recording", settings.recording + ": no such file");
+    if (!loaded.ok()) section.Fail("recording", loaded.error().message);
+  }
+  settings.loopback = section.Bool("loopback").value_or(false);
+  settings.max_splay_seconds =
+      section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
+  settings.skip_when_busy_fraction =
+      section.Double("skip_when_busy_fraction", 0, 1).value_or(settings.skip_when_busy_fraction);
+
+  ConfigNode path = section.Child("path");
+  path.ExpectMapWithKeys({"enabled", "interval", "echo_timeout"});
+  settings.path.enabled = path.Bool("enabled").value_or(true);
+  settings.path.interval_seconds =
+      path.DurationSeconds("interval", 1, 86400).value_or(settings.path.interval_seconds);
+  settings.path.echo_timeout_seconds =
+      path.DurationSeconds("echo_timeout", 0.1, 60).value_or(settings.path.echo_timeout_seconds);
+
+  ConfigNode tcp = section.Child("tcp");
+  tcp.ExpectMapWithKeys(
+      {"enabled", "round", "duration", "warmup", "streams", "single_stream", "port"});
+  TcpLadderSettings& t = settings.tcp;
+  t.enabled = tcp.Bool("enabled").value_or(tcp.present());
+  t.round_seconds = tcp.DurationSeconds("round", 2, 86400).value_or(t.round_seconds);
+  t.duration_seconds = tcp.DurationSeconds("duration", 0.2, 600).value_or(t.duration_seconds);
+  t.warmup_seconds = tcp.DurationSeconds("warmup", 0, 60).value_or(t.warmup_seconds);
+  t.streams = static_cast<uint32_t>(tcp.Int("streams", 1, 256).value_or(t.streams));
+  t.single_stream = tcp.Bool("single_stream").value_or(t.single_stream);
+  t.port = static_cast<uint16_t>(tcp.Int("port", 1, 65535).value_or(t.port));
+
+  ConfigNode rdma = section.Child("rdma");
+  rdma.ExpectMapWithKeys(
+      {"enabled", "qps", "size", "tx_depth", "duration", "warmup", "device", "max_region"});
+  RdmaLadderSettings& rd = settings.rdma;
+  rd.enabled = rdma.Bool("enabled").value_or(rdma.present());
+  rd.qps = static_cast<uint32_t>(rdma.Int("qps", 1, 256).value_or(rd.qps));
+  rd.size = static_cast<uint32_t>(rdma.Int("size", 1, 1 << 30).value_or(rd.size));
+  rd.tx_depth = static_cast<uint32_t>(rdma.Int("tx_depth", 1, 8192).value_or(rd.tx_depth));
+  rd.duration_seconds = rdma.DurationSeconds("duration", 0.2, 600).value_or(rd.duration_seconds);
+  rd.warmup_seconds = rdma.DurationSeconds("warmup", 0, 60).value_or(rd.warmup_seconds);
+  rd.device = rdma.String("device").value_or("");
+  rd.max_region_bytes = static_cast<uint64_t>(
+      rdma.Int("max_region", 1 << 20, int64_t{1} << 40).value_or(int64_t{1} << 30));
+  if (settings.loopback && !t.enabled) {
+    section.Fail("loopback", "loopback probing runs the TCP rungs: configure probes.tcp");
+  }
+  if (rd.enabled && !t.enabled) {
+    rdma.Fail("enabled", "the RDMA rung runs in the TCP probe's plan rounds: configure probes.tcp");
+  }
+  // The plan round must fit every run it holds.
+  double round_work = (t.single_stream ? 2 : 1) * (t.duration_seconds + t.warmup_seconds);
+  if (rd.enabled) round_work += rd.duration_seconds + rd.warmup_seconds;
+  if (t.enabled && round_work + 2 > t.round_seconds) {
+    tcp.Fail("round", "a round must fit its runs (TCP rungs, and RDMA when enabled) plus 2s");
+  }
+
+  ConfigNode storage = section.Child("storage");
+  storage.ExpectMapWithKeys(
+      {"enabled", "directory", "interval", "duration", "warmup", "size", "reserve"});
+  StorageLadderSettings& st = settings.storage;
+  st.enabled = storage.Bool("enabled").value_or(storage.present());
+  st.directory = storage.String("directory").value_or("");
+  if (st.enabled && st.directory.empty()) {
+    storage.Fail("directory", "the storage probe needs the directory to measure");
+  }
+  st.interval_seconds =
+      storage.DurationSeconds("interval", 1, 7 * 86400).value_or(st.interval_seconds);
+  st.duration_seconds = storage.DurationSeconds("duration", 0.1, 600).value_or(st.duration_seconds);
+  st.warmup_seconds = storage.DurationSeconds("warmup", 0, 60).value_or(st.warmup_seconds);
+  st.size_bytes = static_cast<uint64_t>(
+      storage.Int("size", 1 << 20, int64_t{1} << 42).value_or(static_cast<int64_t>(st.size_bytes)));
+  st.reserve_bytes = static_cast<uint64_t>(
+      storage.Int("reserve", 0, int64_t{1} << 50).value_or(static_cast<int64_t>(st.reserve_bytes)));
+
+  ConfigNode responder = section.Child("responder");
+  responder.ExpectMapWithKeys({"enabled", "listen", "allow", "max_streams", "max_duration"});
+  ResponderSettings& r = settings.responder;
+  r.enabled = responder.Bool("enabled").value_or(t.enabled);
+  r.listen = responder.StringList("listen").value_or(std::vector<std::string>{});
+  r.allow = responder.StringList("allow").value_or(std::vector<std::string>{});
+  for (const auto& cidr : r.allow) {
+    if (auto parsed = probe::ParseCidr(cidr); !parsed.ok()) {
+      responder.Fail("allow", parsed.error().message);
+    }
+  }
+  r.max_streams =
+      static_cast<uint32_t>(responder.Int("max_streams", 1, 1024).value_or(r.max_streams));
+  r.max_duration_seconds =
+      responder.DurationSeconds("max_duration", 1, 3600).value_or(r.max_duration_seconds);
+
+  if (t.enabled || r.enabled) {
+    auto file = section.String("secret_file");
+    if (!file) {
+      section.Fail("secret_file", "the TCP probe and the responder need a shared secret file");
+    }
+    auto secret = probe::LoadSecretFile(*file);
+    if (!secret.ok()) section.Fail("secret_file", secret.error().message);
+    t.secret = *secret;
+  }
+  return settings;
+}
+
+ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root)
+    : fleet_(fleet), settings_(settings), root_(root) {
+  std::vector<ProbeTask> tasks;
+  if (!settings_.recording.empty()) {
+    // A replay: the recorded results are the whole truth, nothing runs.
+    settings_.responder.enabled = false;
+    Status loaded = store_.Load(settings_.recording, ResultStore::LoadScope::kEverything);
+    if (!loaded.ok())
+      log::Warn("cannot replay the probe recording", {{"err", loaded.error().message}});
+    scheduler_ = std::make_unique<Scheduler>(std::move(tasks), clock_, Seconds(0), 0);
+    return;
+  }
+  const FleetNode self = fleet_.Self();
+  auto skip = [this]() { return FabricBusy(); };
+  for (const FleetNode& peer : fleet_.nodes) {
+    if (peer.name == self.name || !settings_.path.enabled) continue;
+    store_.Expect({"path", peer.name, ""});
+    ProbeTask task;
+    task.probe = "path";
+    task.target = peer.name;
+    task.timing.interval = Seconds(settings_.path.interval_seconds);
+    task.timeout = Seconds(settings_.path.echo_timeout_seconds + 5);
+    auto echo_timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(settings_.path.echo_timeout_seconds * 1000));
+    task.run = [this, self, peer, echo_timeout](const CancelToken& token) {
+      auto start = std::chrono::steady_clock::now();
+      ProbeRecord record = RunPathProbe(self, peer, echo_timeout, token.cancel_flag());
+      // Shutdown cut the check short: that says nothing about the path.
+      if (token.cancelled()) return ProbeOutcome::kFailure;
+      record.duration_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      record.timestamp_seconds = WallSeconds();
+      if (!record.failure_detail.empty()) {
+        log::Warn("path probe", {{"peer", peer.name}, {"detail", record.failure_detail}});
+      }
+      bool success = record.success;
+      store_.Record(std::move(record));
+      Persist();
+      return success ? ProbeOutcome::kSuccess : ProbeOutcome::kFailure;
+    };
+    tasks.push_back(std::move(task));
+  }
+  // Loopback: this node's own responder is the only peer, probed every round.
+  const FleetNode loopback_peer{"loopback", self.address, self.interface, self.mtu};
+  if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
+    for (const FleetNode& peer : fleet_.nodes) {
+      if (peer.name == self.name && !settings_.loopback) continue;
+      const std::string target = settings_.loopback ? loopback_peer.name : peer.name;
+      for (const auto& key : TcpLadderKeys(settings_.tcp, target)) store_.Expect(key);
+      if (settings_.rdma.enabled) {
+        for (const auto& key : RdmaLadderKeys(target)) store_.Expect(key);
+      }
+    }
+    // One run per plan round, aligned to the wall clock so every node agrees
+    // on the round number: the round's pairing decides the peer, if any.
+    const double round = settings_.tcp.round_seconds;
+    const double now = WallSeconds();
+    std::uniform_real_distribution<double> offset(0, 0.2 * round);
+    std::random_device seed;
+    ProbeTask task;
+    task.probe = "tcp_multi";
+    task.target = "plan";
+    task.timing.interval = Seconds(round);
+    task.timing.jitter_fraction = 0;
+    task.timing.first_due_seconds = (std::floor(now / round) + 1) * round - now + offset(seed);
+    task.timeout = Seconds(round);
+    task.skip_reason = skip;
+    task.run = [this, self, round, loopback_peer](const CancelToken& token) {
+      const uint64_t number = static_cast<uint64_t>(std::floor(WallSeconds() / round));
+      auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
+      if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
+      const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
+      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(),
+                                          token.cancel_flag(), store_);
+      if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
+        ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
+                                          self, peer, root_.procfs(), root_.sysfs(), store_);
+        if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
+      }
+      Persist();
+      return outcome;
+    };
+    tasks.push_back(std::move(task));
+  }
+  if (settings_.storage.enabled) {
+    for (const auto& key : StorageLadderKeys(settings_.storage)) store_.Expect(key);
+    ProbeTask task;
+    task.probe = "storage";
+    task.target = settings_.storage.directory;
+    task.timing.interval = Seconds(settings_.storage.interval_seconds);
+    task.timeout =
+        Seconds(4 * (settings_.storage.duration_seconds + settings_.storage.warmup_seconds) + 120);
+    task.run = [this](const CancelToken& token) {
+      ProbeOutcome outcome =
+          RunStorageLadder(settings_.storage, root_.procfs(), token.cancel_flag(), store_);
+      Persist();
+      return outcome;
+    };
+    tasks.push_back(std::move(task));
+  }
+  if (!settings_.state_file.empty()) {
+    Status loaded = store_.Load(settings_.state_file);
+    if (!loaded.ok() && !loaded.absent()) {
+      log::Warn("ignoring the probe state file", {{"err", loaded.error().message}});
+    }
+  }
+  scheduler_ = std::make_unique<Scheduler>(
+      std::move(tasks), clock_, Seconds(settings_.max_splay_seconds), std::random_device{}());
+}
+
+ProbeRuntime::~ProbeRuntime() { Stop(); }
+
+Status ProbeRuntime::Start() {
+  if (settings_.responder.enabled) {
+    probe::ResponderOptions options;
+    const FleetNode& self = fleet_.Self();
+    std::vector<std::string> listen = settings_.responder.listen;
+    if (listen.empty()) {
+      listen.push_back(self.address.find(':') == std::string::npos ? self.address
+                                                                   : "[" + self.address + "]");
+    }
+    for (const auto& address : listen) {
+      auto parsed = probe::ParseHostPort(address, settings_.tcp.port);
+      if (!parsed.ok()) return MakeError("probes.responder.listen: " + parsed.error().message);
+      options.listen.push_back(*parsed);
+    }
+    std::vector<std::string> allow = settings_.responder.allow;
+    if (allow.empty()) {
+      for (const auto& node : fleet_.nodes) {
+        allow.push_back(node.address +
+                        (node.address.find(':') == std::string::npos ? "/32" : "/128"));
+      }
+    }
+    for (const auto& cidr : allow) {
+      auto parsed = probe::ParseCidr(cidr);
+      if (!parsed.ok()) return MakeError("probes.responder.allow: " + parsed.error().message);
+      options.allow.push_back(*parsed);
+    }
+    options.secret = settings_.tcp.secret;
+    options.max_streams = settings_.responder.max_streams;
+    options.max_duration = std::chrono::milliseconds(
+        static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
+    options.procfs = root_.procfs();
+    options.sysfs = root_.sysfs();
+    if (settings_.rdma.enabled) {
+      probe::AddRdmaSessionKind(options, probe::DefaultRdmaBackend(),
+                                {settings_.rdma.device, settings_.rdma.max_region_bytes});
+    }
+    responder_ = std::make_unique<probe::Responder>(std::move(options));
+    if (Status started = responder_->Start(); !started.ok()) {
+      return MakeError("probe responder: " + started.error().message);
+    }
+  }
+  scheduler_->Start();
+  return OkStatus();
+}
+
+void ProbeRuntime::Stop() {
+  scheduler_->Stop();
+  if (responder_) responder_->Stop();
+}
+
+std::optional<std::string> ProbeRuntime::FabricBusy() {
+  const std::string& interface = fleet_.Self().interface;
+  if (settings_.skip_when_busy_fraction <= 0 || interface.empty()) return std::nullopt;
+  const std::string base = "class/net/" + interface + "/";
+  auto speed_mbps = ReadCounter(root_, base + "speed");
+  if (!speed_mbps || *speed_mbps == 0) return std::nullopt;  // Unknown speed (veth, virtio).
+  auto rx0 = ReadCounter(root_, base + "statistics/rx_bytes");
+  auto tx0 = ReadCounter(root_, base + "statistics/tx_bytes");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  auto rx1 = ReadCounter(root_, base + "statistics/rx_bytes");
+  auto tx1 = ReadCounter(root_, base + "statistics/tx_bytes");
+  if (!rx0 || !tx0 || !rx1 || !tx1) return std::nullopt;
+  const double line = static_cast<double>(*speed_mbps) * 125000;  // bytes per second
+  const double busiest = static_cast<double>(std::max(*rx1 - *rx0, *tx1 - *tx0));
+  if (busiest > settings_.skip_when_busy_fraction * line) return "fabric_busy";
+  return std::nullopt;
+}
+
+void ProbeRuntime::Persist() {
+  if (settings_.state_file.empty()) return;
+  Status saved = store_.Save(settings_.state_file);
+  if (!saved.ok()) log::Warn("cannot save the probe state", {{"err", saved.error().message}});
+}
+
+std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
+  return MakeProbeResultsCollector(store_, [this] { return scheduler_->Stats(); });
+}
+
+}  // namespace fabric

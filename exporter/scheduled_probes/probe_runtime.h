@@ -1,0 +1,96 @@
+// ProbeRuntime: the exporter's active side. From the fleet and the `probes`
+// config it builds the scheduled probe tasks, runs them on the Scheduler,
+// keeps their results in the ResultStore (saved to the state file after every
+// run) and exposes them through the `probes` collector.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exporter/config/config_node.h"
+#include "exporter/config/fleet.h"
+#include "exporter/metrics/collector.h"
+#include "exporter/scheduled_probes/rdma_ladder_probe.h"
+#include "exporter/scheduled_probes/result_store.h"
+#include "exporter/scheduled_probes/scheduler.h"
+#include "exporter/scheduled_probes/storage_ladder_probe.h"
+#include "exporter/scheduled_probes/tcp_ladder_probe.h"
+
+namespace fabric::probe {
+class Responder;
+}
+
+namespace fabric {
+
+struct PathProbeSettings {
+  bool enabled = true;
+  double interval_seconds = 60;
+  double echo_timeout_seconds = 2;
+};
+
+struct ResponderSettings {
+  bool enabled = false;             // Default: on when the TCP probe is.
+  std::vector<std::string> listen;  // Default: this node's fabric address.
+  std::vector<std::string> allow;   // Default: the fleet's addresses.
+  uint32_t max_streams = 64;
+  double max_duration_seconds = 120;
+};
+
+struct ProbeSettings {
+  std::string state_file;  // Empty: results are not persisted.
+  // A state file recorded elsewhere, reported in place of running any probe (fixture trees,
+  // reviewing a captured node offline). Set: no probe runs and the responder stays off.
+  std::string recording;
+  // A single machine probing its own responder (first run, a demo, a laptop): the TCP, RDMA
+  // rungs of every plan round go to this node's own address, with target "loopback". Needs a
+  // fleet of one node.
+  bool loopback = false;
+  double max_splay_seconds = 300;
+  // Probes are skipped while the fabric interface already carries more than
+  // this fraction of its line rate in either direction (real traffic would
+  // be disturbed and the numbers contaminated). 0 disables the check.
+  double skip_when_busy_fraction = 0.5;
+  PathProbeSettings path;
+  TcpLadderSettings tcp;
+  StorageLadderSettings storage;
+  RdmaLadderSettings rdma;
+  ResponderSettings responder;
+};
+
+// Parses the `probes` section (defaults when absent). Throws ConfigError.
+ProbeSettings ParseProbeSettings(const ConfigNode& section);
+
+class ProbeRuntime {
+ public:
+  ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root);
+  ~ProbeRuntime();
+
+  // Starts the embedded responder (when enabled) and the scheduler.
+  Status Start();
+  void Stop();
+
+  // The `probes` collector for the scraper.
+  std::unique_ptr<Collector> MakeCollector() const;
+
+  // Every probe's latest result (the ladder page reads them).
+  std::vector<ProbeRecord> Results() const { return store_.Snapshot(); }
+  bool loopback() const { return settings_.loopback; }
+
+ private:
+  void Persist();
+  // "fabric_busy" when the fabric interface carries real traffic above the
+  // configured fraction of its speed, measured over one second.
+  std::optional<std::string> FabricBusy();
+
+  Fleet fleet_;
+  ProbeSettings settings_;
+  SysRoot root_;
+  ResultStore store_;
+  std::unique_ptr<probe::Responder> responder_;
+  RealClock clock_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+}  // namespace fabric

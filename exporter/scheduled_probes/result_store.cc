@@ -1,0 +1,166 @@
+#include "exporter/scheduled_probes/result_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "common/read/file_reader.h"
+#include "common/unique_fd.h"
+
+namespace fabric {
+namespace {
+
+constexpr int kStateFormatVersion = 1;
+
+Status WriteAll(int fd, const std::string& data, const std::string& path) {
+  size_t written = 0;
+  while (written < data.size()) {
+    ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return MakeError("write " + path + ": " + std::strerror(errno));
+    }
+    written += static_cast<size_t>(n);
+  }
+  return OkStatus();
+}
+
+std::string Serialize(const std::vector<ProbeRecord>& records) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "version" << YAML::Value << kStateFormatVersion;
+  out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
+  for (const auto& r : records) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "probe" << YAML::Value << r.key.probe;
+    out << YAML::Key << "target" << YAML::Value << r.key.target;
+    out << YAML::Key << "direction" << YAML::Value << r.key.direction;
+    out << YAML::Key << "timestamp" << YAML::Value << r.timestamp_seconds;
+    out << YAML::Key << "success" << YAML::Value << r.success;
+    out << YAML::Key << "failure_reason" << YAML::Value << r.failure_reason;
+    out << YAML::Key << "failure_detail" << YAML::Value << r.failure_detail;
+    out << YAML::Key << "duration" << YAML::Value << r.duration_seconds;
+    out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, value] : r.values) out << YAML::Key << name << YAML::Value << value;
+    out << YAML::EndMap;
+    out << YAML::Key << "verdicts" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, raised] : r.verdicts) out << YAML::Key << name << YAML::Value << raised;
+    out << YAML::EndMap;
+    out << YAML::Key << "info" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, value] : r.info) out << YAML::Key << name << YAML::Value << value;
+    out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace
+
+void ResultStore::Expect(const ProbeKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ProbeRecord empty;
+  empty.key = key;
+  records_.try_emplace(key, std::move(empty));
+}
+
+void ResultStore::Record(ProbeRecord record) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  records_[record.key] = std::move(record);
+}
+
+std::vector<ProbeRecord> ResultStore::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<ProbeRecord> out;
+  for (const auto& [key, record] : records_) out.push_back(record);
+  return out;
+}
+
+Status ResultStore::Save(const std::string& path) const {
+  std::vector<ProbeRecord> records;
+  for (auto& r : Snapshot()) {
+    if (r.timestamp_seconds > 0) records.push_back(std::move(r));  // Only real results.
+  }
+  const std::string data = Serialize(records);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid()) return MakeError("create " + tmp + ": " + std::strerror(errno));
+    Status written = WriteAll(fd.get(), data, tmp);
+    if (written.ok() && ::fsync(fd.get()) != 0) {
+      written = MakeError("fsync " + tmp + ": " + std::strerror(errno));
+    }
+    if (!written.ok()) {
+      ::unlink(tmp.c_str());
+      return written;
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return MakeError("rename " + tmp + " to " + path + ": " + std::strerror(err));
+  }
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  UniqueFd dir_fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.valid()) ::fsync(dir_fd.get());
+  return OkStatus();
+}
+
+Status ResultStore::Load(const std::string& path, LoadScope scope) {
+  auto text = ReadTable(path);
+  if (!text.ok()) return Unexpected{text.error()};
+  return LoadText(*text, path, scope);
+}
+
+Status ResultStore::LoadText(const std::string& text, const std::string& path, LoadScope scope) {
+  std::vector<ProbeRecord> loaded;
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap() || root["version"].as<int>() != kStateFormatVersion) {
+      return MakeError(path + ": not a fabric_exporter state file of version " +
+                       std::to_string(kStateFormatVersion));
+    }
+    for (const auto& node : root["results"]) {
+      ProbeRecord r;
+      r.key = {node["probe"].as<std::string>(), node["target"].as<std::string>(),
+               node["direction"].as<std::string>()};
+      r.timestamp_seconds = node["timestamp"].as<double>();
+      r.success = node["success"].as<bool>();
+      r.failure_reason = node["failure_reason"].as<std::string>();
+      r.failure_detail = node["failure_detail"].as<std::string>();
+      r.duration_seconds = node["duration"].as<double>();
+      for (const auto& v : node["values"]) {
+        double value = v.second.as<double>();
+        if (!std::isfinite(value)) throw YAML::Exception(v.second.Mark(), "not a finite number");
+        r.values[v.first.as<std::string>()] = value;
+      }
+      for (const auto& v : node["verdicts"])
+        r.verdicts[v.first.as<std::string>()] = v.second.as<bool>();
+      for (const auto& v : node["info"])
+        r.info[v.first.as<std::string>()] = v.second.as<std::string>();
+      loaded.push_back(std::move(r));
+    }
+  } catch (const YAML::Exception& e) {
+    return MakeError(path + ":" + std::to_string(e.mark.line + 1) +
+                     ": corrupt state file: " + e.msg);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& r : loaded) {
+    // Only probes still configured come back: a removed peer's last result
+    // must not be exported for ever.
+    auto slot = records_.find(r.key);
+    if (slot == records_.end() && scope == LoadScope::kEverything) {
+      records_.emplace(r.key, std::move(r));
+      continue;
+    }
+    if (slot != records_.end() && r.timestamp_seconds > slot->second.timestamp_seconds) {
+      slot->second = std::move(r);
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace fabric

@@ -1,0 +1,188 @@
+#include "exporter/collectors/netdev_collector.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/exporter/collectors/collector_harness.h"
+#include "tests/unit/test_dir.h"
+
+namespace fabric {
+namespace {
+
+using testing::Has;
+using testing::kNicsTree;
+using testing::ScrapeWith;
+
+TEST(NetdevCollectorTest, Mlx5FabricCountersAreTypedWithLabels) {
+  auto s = ScrapeWith(&MakeNetdevCollector, kNicsTree);
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  const std::string& t = s.text;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_driver_pause_frames_total{device=\"ens1f0np0\","
+                  "direction=\"tx\"} 51234"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_phy_discards_total{device=\"ens1f0np0\",direction=\"rx\"} "
+                  "4410"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_out_of_buffer_drops_total{device=\"ens1f0np0\","
+                  "direction=\"rx\"} 18231"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_pci_signal_integrity_events_total{device=\"ens1f0np0\","
+                  "direction=\"tx\"} 1471"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_driver_priority_pause_frames_total{device=\"ens1f1np1\","
+                  "direction=\"tx\",priority=\"3\"} 3558"));
+  EXPECT_NE(t.find("# TYPE fabric_netdev_driver_pause_frames_total counter"), std::string::npos);
+  // Standard pause statistics and settings.
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_pause_frames_total{device=\"ens1f0np0\",direction=\"tx\"} "
+                  "51234"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_pause_enabled{device=\"ens1f0np0\",direction=\"tx\"} 1"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_info{device=\"ens1f0np0\",driver=\"mlx5_core\","
+                  "driver_version=\"6.1.0-18-amd64\",firmware_version=\"22.39.1002 "
+                  "(MT_0000000436)\",pci_address=\"0000:3b:00.0\"} 1"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_speed_bytes{device=\"ens1f0np0\"} 12500000000"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_channels{bound=\"current\",device=\"ens1f0np0\","
+                  "kind=\"combined\"} 4"));
+}
+
+TEST(NetdevCollectorTest, AbsentIsAbsentNotZero) {
+  auto s = ScrapeWith(&MakeNetdevCollector, kNicsTree);
+  ASSERT_TRUE(s.status.ok());
+  const std::string& t = s.text;
+  // virtio has no pause recording, unknown speed and duplex: no series.
+  EXPECT_EQ(t.find("fabric_netdev_pause_enabled{device=\"eth0\""), std::string::npos);
+  EXPECT_EQ(t.find("fabric_netdev_speed_bytes{device=\"eth0\""), std::string::npos);
+  EXPECT_EQ(t.find("fabric_netdev_full_duplex{device=\"eth0\""), std::string::npos);
+  // ice reports pause settings without statistics.
+  EXPECT_TRUE(Has(t, "fabric_netdev_pause_enabled{device=\"ens2f0\",direction=\"rx\"} 0"));
+  EXPECT_EQ(t.find("fabric_netdev_pause_frames_total{device=\"ens2f0\""), std::string::npos);
+  // mlx5 has no ice-style XON counters.
+  EXPECT_EQ(t.find("fabric_netdev_driver_pause_resume_frames_total{device=\"ens1f0np0\""),
+            std::string::npos);
+}
+
+TEST(NetdevCollectorTest, UnknownStatisticsOnlyByIncludeRegex) {
+  auto plain = ScrapeWith(&MakeNetdevCollector, kNicsTree);
+  ASSERT_TRUE(plain.status.ok());
+  EXPECT_EQ(plain.text.find("rx_cache_reuse"), std::string::npos);
+  EXPECT_EQ(plain.text.find("fabric_netdev_driver_statistic"), std::string::npos);
+  // Per-queue series are opt-in too.
+  EXPECT_EQ(plain.text.find("fabric_netdev_queue_"), std::string::npos);
+
+  auto included = ScrapeWith(&MakeNetdevCollector, kNicsTree,
+                             "driver_stats_include: '^tx_vport_rdma_unicast_bytes$'\n"
+                             "queue_stats: true\n");
+  ASSERT_TRUE(included.status.ok());
+  EXPECT_TRUE(Has(included.text,
+                  "fabric_netdev_driver_statistic{device=\"ens1f0np0\","
+                  "statistic=\"tx_vport_rdma_unicast_bytes\"} 178034115"))
+      << included.text;
+  EXPECT_EQ(included.text.find("rx_vport_rdma_unicast_bytes"), std::string::npos);
+  EXPECT_TRUE(Has(included.text,
+                  "fabric_netdev_queue_packets_total{device=\"ens2f0\","
+                  "direction=\"rx\",queue=\"3\"} 13690018"));
+  // A typed statistic is never duplicated as an untyped one.
+  auto broad = ScrapeWith(&MakeNetdevCollector, kNicsTree, "driver_stats_include: 'pause'\n");
+  ASSERT_TRUE(broad.status.ok());
+  EXPECT_EQ(broad.text.find("statistic=\"tx_pause_ctrl_phy\""), std::string::npos);
+  EXPECT_NE(broad.text.find("statistic=\"rx_global_pause\""), std::string::npos);
+}
+
+TEST(NetdevCollectorTest, InterfaceSelection) {
+  auto physical = ScrapeWith(&MakeNetdevCollector, kNicsTree);
+  EXPECT_EQ(physical.text.find("device=\"lo\""), std::string::npos);
+  EXPECT_EQ(physical.text.find("device=\"docker0\""), std::string::npos);
+  auto named = ScrapeWith(&MakeNetdevCollector, kNicsTree,
+                          "interfaces: [lo]\ndevice_include: '^dock'\ndevice_exclude: '^ens2'\n");
+  ASSERT_TRUE(named.status.ok());
+  EXPECT_TRUE(Has(named.text, "fabric_netdev_mtu_bytes{device=\"lo\"} 65536"));
+  EXPECT_TRUE(Has(named.text, "fabric_netdev_up{device=\"docker0\"} 0"));
+  EXPECT_EQ(named.text.find("device=\"ens2f0\""), std::string::npos);
+  EXPECT_NE(named.text.find("device=\"ens1f0np0\""), std::string::npos);
+}
+
+TEST(NetdevCollectorTest, EthtoolSourceNoneKeepsSysfsOnly) {
+  auto s = ScrapeWith(&MakeNetdevCollector, kNicsTree, "ethtool_source: none\n");
+  ASSERT_TRUE(s.status.ok());
+  EXPECT_EQ(s.text.find("fabric_netdev_driver_pause_frames_total"), std::string::npos);
+  // The PCI address still comes from the device link.
+  EXPECT_NE(s.text.find("pci_address=\"0000:3b:00.0\""), std::string::npos);
+  EXPECT_TRUE(Has(s.text, "fabric_netdev_bytes_total{device=\"eth0\",direction=\"tx\"} 82966"));
+}
+
+TEST(NetdevCollectorTest, BadConfigNamesTheKey) {
+  SysRoot root(kNicsTree + "/proc", kNicsTree + "/sys");
+  for (const char* yaml : {"ethtool_source: magic\n", "driver_stats_include: '('\n"}) {
+    ConfigNode settings = ConfigNode::LoadString(yaml, "test.yml");
+    try {
+      MakeNetdevCollector({root, settings});
+      ADD_FAILURE() << "accepted " << yaml;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("test.yml:1:"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(NetdevCollectorTest, BrokenRecordingFailsTheCollectorNamingTheFile) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/net/eth9/mtu", "1500\n");
+  dir.Write("sys/class/net/eth9/ethtool.recorded/driver.txt",
+            "# ethtool -i eth9\ndriver: mlx5_core\n");
+  dir.Write("sys/class/net/eth9/ethtool.recorded/stats.txt",
+            "# ethtool -S eth9\nNIC statistics:\n     tx_pause_ctrl_phy: x\n");
+  auto s = ScrapeWith(&MakeNetdevCollector, dir.path().string(), "interfaces: [eth9]\n");
+  ASSERT_FALSE(s.status.ok());
+  EXPECT_NE(s.status.error().message.find("stats.txt:3: "), std::string::npos)
+      << s.status.error().message;
+}
+
+// The typing of driver statistics is reused between scrapes only while the
+// driver reports the same names: a renamed, added or removed statistic is
+// seen on the next scrape.
+TEST(NetdevCollectorTest, DriverStatisticsFollowTheDriversNames) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/net/eth9/mtu", "1500\n");
+  dir.Write("sys/class/net/eth9/ethtool.recorded/driver.txt",
+            "# ethtool -i eth9\ndriver: mlx5_core\n");
+  auto stats = [&](const std::string& lines) {
+    dir.Write("sys/class/net/eth9/ethtool.recorded/stats.txt",
+              "# ethtool -S eth9\nNIC statistics:\n" + lines);
+  };
+  SysRoot root(dir.path().string() + "/proc", dir.path().string() + "/sys");
+  ConfigNode settings = ConfigNode::LoadString("interfaces: [eth9]\n", "test.yml");
+  auto collector = MakeNetdevCollector({root, settings});
+  auto scrape = [&] {
+    MetricSink sink;
+    Status status = collector->Collect(sink);
+    EXPECT_TRUE(status.ok()) << status.error().message;
+    return prometheus::TextSerializer().Serialize(sink.TakeSorted());
+  };
+  stats("     tx_pause_ctrl_phy: 5\n     rx_discards_phy: 7\n");
+  std::string t = scrape();
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_driver_pause_frames_total{device=\"eth9\",direction=\"tx\"} 5"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 7"));
+  stats("     tx_pause_ctrl_phy: 6\n     rx_discards_phy: 8\n");
+  t = scrape();  // Same names: new values.
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_driver_pause_frames_total{device=\"eth9\",direction=\"tx\"} 6"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 8"));
+  stats("     rx_discards_phy: 9\n     tx_pause_ctrl_phy: 10\n     rx_out_of_buffer: 11\n");
+  t = scrape();  // Reordered and one more.
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_driver_pause_frames_total{device=\"eth9\",direction=\"tx\"} 10"));
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 9"));
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_out_of_buffer_drops_total{device=\"eth9\",direction=\"rx\"} 11"));
+  stats("     rx_discards_phy: 12\n");
+  t = scrape();  // One left.
+  EXPECT_TRUE(Has(t, "fabric_netdev_phy_discards_total{device=\"eth9\",direction=\"rx\"} 12"));
+  EXPECT_EQ(t.find("fabric_netdev_driver_pause_frames_total"), std::string::npos) << t;
+  EXPECT_EQ(t.find("fabric_netdev_out_of_buffer_drops_total"), std::string::npos) << t;
+}
+
+}  // namespace
+}  // namespace fabric

@@ -1,0 +1,77 @@
+#include "exporter/metrics/scraper.h"
+
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+namespace fabric {
+namespace {
+
+class FakeCollector : public Collector {
+ public:
+  explicit FakeCollector(Status result, bool throws = false)
+      : result_(std::move(result)), throws_(throws) {}
+  Status Collect(MetricSink& sink) override {
+    sink.Gauge("fake_value", "h", {}, 1);
+    if (throws_) throw std::runtime_error("boom");
+    return result_;
+  }
+
+ private:
+  Status result_;
+  bool throws_;
+};
+
+TEST(ScraperTest, FailingCollectorLosesOnlyItsOwnSamples) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"good", std::make_unique<FakeCollector>(OkStatus())});
+  collectors.push_back({"bad", std::make_unique<FakeCollector>(MakeError("line 3: garbage"))});
+  collectors.push_back({"throws", std::make_unique<FakeCollector>(OkStatus(), true)});
+  Scraper scraper(std::move(collectors), MetricSink());
+  std::string text = prometheus::TextSerializer().Serialize(scraper.Collect());
+  EXPECT_NE(text.find("fabric_scrape_collector_success{collector=\"good\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("fabric_scrape_collector_success{collector=\"bad\"} 0"), std::string::npos);
+  EXPECT_NE(text.find("fabric_scrape_collector_success{collector=\"throws\"} 0"),
+            std::string::npos);
+  // Only the good collector's sample survives.
+  EXPECT_NE(text.find("fake_value 1"), std::string::npos);
+  EXPECT_EQ(text.find("fake_value 1"), text.rfind("fake_value 1"));
+  auto statuses = scraper.Statuses();
+  ASSERT_EQ(statuses.size(), 3u);
+  EXPECT_TRUE(statuses[0].success);
+  EXPECT_EQ(statuses[1].error, "line 3: garbage");
+  EXPECT_EQ(statuses[2].error, "internal error: boom");
+}
+
+TEST(ScraperTest, StatusesBeforeFirstScrape) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"good", std::make_unique<FakeCollector>(OkStatus())});
+  Scraper scraper(std::move(collectors), MetricSink());
+  auto statuses = scraper.Statuses();
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_FALSE(statuses[0].scraped);
+}
+
+// Between scrapes only the families the filter selects stay in memory (the
+// ladder page's); the scrape itself returns everything.
+TEST(ScraperTest, LatestKeepsOnlyTheSelectedFamilies) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"good", std::make_unique<FakeCollector>(OkStatus())});
+  Scraper scraper(std::move(collectors), MetricSink(),
+                  [](std::string_view name) { return name == "fake_value"; });
+  EXPECT_EQ(scraper.Latest(), nullptr);
+  auto scraped = scraper.Scrape();
+  EXPECT_GT(scraped->families.size(), 1u);  // The value and the collector's own series.
+  auto latest = scraper.Latest();
+  ASSERT_NE(latest, nullptr);
+  ASSERT_EQ(latest->families.size(), 1u);
+  EXPECT_EQ(latest->families[0].name, "fake_value");
+  EXPECT_EQ(latest->taken, scraped->taken);
+
+  Scraper keeps_nothing({}, MetricSink());
+  keeps_nothing.Scrape();
+  ASSERT_NE(keeps_nothing.Latest(), nullptr);
+  EXPECT_TRUE(keeps_nothing.Latest()->families.empty());
+}
+
+}  // namespace
+}  // namespace fabric
