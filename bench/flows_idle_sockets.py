@@ -26,8 +26,9 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-PEER = os.path.join(ROOT, "tests", "flows", "flow_peer.py")
+# bench/ runs by hand, often under sudo (which drops PYTHONPATH): find tests/lib itself.
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+PEER = os.path.join(ROOT, "tests", "netns", "flow_peer.py")
 NS_C, NS_S = "fl9x", "fl9y"
 CLIENT, SERVER = "198.18.9.65", "198.18.9.66"
 
@@ -101,7 +102,7 @@ def timed(fn, runs):
 
 
 def inside(args):
-    from exporter_process import Exporter
+    from fabric_testlib.exporter_process import Exporter
     rows = []
     with Exporter("--collector.disable-defaults", "--collector.flows") as exporter:
         url = exporter.base_url + "/metrics"

@@ -24,8 +24,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROBE = os.environ.get("FABRIC_PROBE", os.path.join(ROOT, "build", "bin", "fabric_probe"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "hw"))
-from rdma_hw_test import first_active_port, ipv4_of  # noqa: E402
+# bench/ runs by hand, often under sudo (which drops PYTHONPATH): find tests/lib itself.
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+from fabric_testlib.rdma_devices import first_active_port, ipv4_of  # noqa: E402
 
 PROBE_PORT, PERF_PORT = 19878, 18515
 

@@ -19,9 +19,10 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "probes"))
-import netns  # noqa: E402
-from probe_process import PROBE, Secrets  # noqa: E402
+# bench/ runs by hand, often under sudo (which drops PYTHONPATH): find tests/lib itself.
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+from fabric_testlib import netns  # noqa: E402
+from fabric_testlib.probe_process import PROBE, Secrets  # noqa: E402
 
 PROBE_PORT, IPERF_PORT = 19878, 15201
 HZ = os.sysconf("SC_CLK_TCK")

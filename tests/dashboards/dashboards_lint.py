@@ -24,10 +24,8 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'rules'))
-sys.path.insert(0, HERE)
-from dashboard_source import EXPECTED_UIDS, hidden, load, targets, variable_queries  # noqa: E402
-from promql_names import (external_metrics, golden_metrics, load_rules, metric_names,  # noqa: E402
+from dashboard_source import EXPECTED_UIDS, hidden, load, targets, variable_queries
+from fabric_testlib.promql_names import (external_metrics, golden_metrics, load_rules, metric_names,
                           probe_metrics)
 
 SRC = os.environ.get('FABRIC_SOURCE_DIR', os.path.join(HERE, '..', '..'))

@@ -3,13 +3,10 @@
 one thing in an in-memory copy of the committed dashboards and expects a
 problem naming it (and the unbroken copy has none). Python stdlib only."""
 import copy
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import dashboards_lint as lint  # noqa: E402
-from dashboard_source import hidden, load  # noqa: E402
+import dashboards_lint as lint
+from dashboard_source import hidden, load
 
 
 def first_panel(d):

@@ -30,11 +30,8 @@ import time
 import urllib.parse
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
-from dashboard_source import hidden, load, targets, variable_queries  # noqa: E402
-from exporter_process import FIXTURES, SOURCE_DIR, Exporter  # noqa: E402
+from dashboard_source import hidden, load, targets, variable_queries
+from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter
 
 PROMETHEUS = shutil.which('prometheus')
 NODES = {  # name: fabric address (node-b is the h200 flows recording's host)

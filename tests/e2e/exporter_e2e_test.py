@@ -6,12 +6,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_process import EXPORTER, FIXTURES, Exporter, fixture_args, promtool_check_metrics, samples  # noqa: E402
+from fabric_testlib.exporter_process import EXPORTER, FIXTURES, Exporter, fixture_args, promtool_check_metrics, samples
 
 
 def run_exporter(*args, timeout=10):

@@ -8,14 +8,12 @@ import random
 import re
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_process import SOURCE_DIR, Exporter  # noqa: E402
+from fabric_testlib.exporter_process import SOURCE_DIR, Exporter
 
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))
 DEADLINE_SECONDS = 60

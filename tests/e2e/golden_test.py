@@ -1,23 +1,34 @@
 #!/usr/bin/env python3
 """Golden exposition test (DESIGN.md layer 3): the whole exporter over each
-fixture tree tests/fixtures/<tree>, compared with tests/golden/<tree>.prom
-after normalisation, and linted with promtool. UPDATE_GOLDEN=1 rewrites the
-golden files instead of comparing."""
+golden tree tests/fixtures/<tree> (GOLDEN_TREES: other fixture trees, such as
+the RDMA probe's rdma-*, are no exporter hosts), compared with
+tests/golden/<tree>.prom after normalisation, and linted with promtool.
+UPDATE_GOLDEN=1 rewrites the golden files instead of comparing."""
 import difflib
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from exporter_process import FIXTURES, SOURCE_DIR, Exporter, fixture_args, promtool_check_metrics  # noqa: E402
-from normalize_exposition import normalize  # noqa: E402
+from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter, fixture_args, promtool_check_metrics
+from fabric_testlib.normalize_exposition import normalize
 
 GOLDEN_DIR = os.path.join(SOURCE_DIR, "tests", "golden")
 
 
+# Every tree here has a golden file, and every golden file a tree here.
+GOLDEN_TREES = [
+    "h200",
+    "nics",
+    "pcie-downtrained-x8",
+    "pcie-gen5-in-gen4",
+    "pcie-healthy",
+    "pcie-link-unknown",
+    "pcie-switch",
+    "pcie-x4-slot",
+]
+
+
 def trees():
-    return sorted(d for d in os.listdir(FIXTURES) if os.path.isdir(os.path.join(FIXTURES, d)))
+    return GOLDEN_TREES
 
 
 class GoldenTest(unittest.TestCase):
@@ -45,6 +56,13 @@ class GoldenTest(unittest.TestCase):
                                                         golden, "served", n=1))
                     self.fail(f"{tree}: exposition differs from {golden} "
                               f"(UPDATE_GOLDEN=1 rewrites it):\n{diff[:6000]}")
+
+    def test_the_list_names_the_golden_files(self):
+        for tree in trees():
+            self.assertTrue(os.path.isdir(os.path.join(FIXTURES, tree)), f"no tree tests/fixtures/{tree}")
+        on_disk = sorted(f[:-len(".prom")] for f in os.listdir(GOLDEN_DIR) if f.endswith(".prom"))
+        self.assertEqual(on_disk, sorted(trees()),
+                         "tests/golden/*.prom and GOLDEN_TREES in this test disagree")
 
     def test_no_collector_fails_on_any_fixture_tree(self):
         for tree in trees():

@@ -12,8 +12,7 @@ import tempfile
 import unittest
 from html.parser import HTMLParser
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_process import Exporter, fixture_args  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, fixture_args
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))

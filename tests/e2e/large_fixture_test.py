@@ -4,17 +4,18 @@ generated into a temporary directory: 128 CPUs, 16 NICs with 400 driver
 statistics each, 256 PCI devices, 8 RoCE ports) with every default collector:
 each collector succeeds and reports one series per CPU, NIC, port and PCIe
 endpoint, and the exposition passes promtool."""
+import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-import make_large_fixture  # noqa: E402
-from exporter_process import Exporter, promtool_check_metrics, samples  # noqa: E402
+from fabric_testlib.exporter_process import SOURCE_DIR, Exporter, promtool_check_metrics, samples
+
+# The generator is a tool with a command line; it prints the shape it wrote as JSON.
+GENERATOR = os.path.join(SOURCE_DIR, "tests", "tools", "make_large_fixture.py")
 
 
 def count(series, name):
@@ -34,7 +35,8 @@ class LargeFixtureTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="fabric-large-")
         root = os.path.join(cls.tmp.name, "host")
-        cls.shape = make_large_fixture.generate(root)
+        cls.shape = json.loads(subprocess.run([sys.executable, GENERATOR, root], check=True,
+                                              capture_output=True, text=True).stdout)
         with Exporter("--path.procfs=" + os.path.join(root, "proc"),
                       "--path.sysfs=" + os.path.join(root, "sys"),
                       "--config.file=" + os.path.join(root, "fabric_exporter.yml")) as e:

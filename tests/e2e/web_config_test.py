@@ -4,13 +4,11 @@ basic auth with bcrypt hashes, extra headers, and config errors."""
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_process import EXPORTER, Exporter  # noqa: E402
+from fabric_testlib.exporter_process import EXPORTER, Exporter
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)

@@ -22,11 +22,8 @@ import threading
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "netns"))
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import EXPORTER, Exporter, promtool_check_metrics, samples  # noqa: E402
-from netns import Namespaces, ip, require_root  # noqa: E402
+from fabric_testlib.exporter_process import EXPORTER, Exporter, promtool_check_metrics, samples
+from fabric_testlib.netns import Namespaces, ip, require_root
 
 NS_A, NS_B = "fx-a", "fx-b"
 ADDR_A, ADDR_B, ADDR_NOBODY = "198.18.60.1", "198.18.60.2", "198.18.60.99"

@@ -21,9 +21,7 @@ import threading
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import Exporter, promtool_check_metrics, samples  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, promtool_check_metrics, samples
 
 MiB = 1 << 20
 PROBE_FILE = "fabric_probe_storage.0"  # active-probes/storage/storage_probe.cc

@@ -12,9 +12,7 @@ import tempfile
 import threading
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import FIXTURES, Exporter, promtool_check_metrics, samples  # noqa: E402
+from fabric_testlib.exporter_process import FIXTURES, Exporter, promtool_check_metrics, samples
 
 # A real EIO without a mock: /proc/self/mem read at offset 0 asks the kernel
 # for the opener's own page 0, which is never mapped, and read(2) fails with

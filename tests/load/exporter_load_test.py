@@ -33,9 +33,7 @@ import threading
 import time
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import Exporter, samples  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, samples
 
 NODES = {"node-a": "127.0.0.2", "node-b": "127.0.0.3"}
 CONFIG = """

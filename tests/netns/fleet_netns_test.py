@@ -5,16 +5,12 @@ and the coordinator-free probe plan give every node TCP results (both
 directions) for both of its peers, the RDMA rung reports why it has no number
 on a host without RDMA devices, and a restarted exporter keeps its results."""
 import os
-import sys
 import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import Exporter, samples  # noqa: E402
-from netns import Namespaces, ip, require_root  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, samples
+from fabric_testlib.netns import Namespaces, ip, require_root
 
 HUB = "fl8hub"
 NODES = {"node-1": ("fl8n1", "198.18.8.65"), "node-2": ("fl8n2", "198.18.8.66"),

@@ -7,15 +7,11 @@ swap names are each reported with their own values (the cached files of the
 old name must not be read for the new device); deleted interfaces disappear
 and their descriptors are closed within two scrapes."""
 import os
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import Exporter, samples  # noqa: E402
-from netns import Namespaces, ip, require_root  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, samples
+from fabric_testlib.netns import Namespaces, ip, require_root
 
 NS = "flof"
 CONFIG = """

@@ -5,16 +5,12 @@ path to its peer. Moving the route onto a second interface sets the mismatch
 metric; an MTU of 1500 on the peer fails the jumbo check; a restart keeps the
 last results."""
 import os
-import sys
 import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import Exporter, samples  # noqa: E402
-from netns import Namespaces, ip, require_root  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, samples
+from fabric_testlib.netns import Namespaces, ip, require_root
 
 A, B = "fl8a", "fl8b"
 FLEET = """

@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-from promql_names import (external_metrics, golden_metrics, load_rules, metric_names,
+from fabric_testlib.promql_names import (external_metrics, golden_metrics, load_rules, metric_names,
                           probe_metrics)
 
 SRC = os.environ.get('FABRIC_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))

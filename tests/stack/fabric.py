@@ -5,13 +5,9 @@ injected with iproute2/tc exactly as an operator would meet them."""
 import os
 import shutil
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "netns"))
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from exporter_process import FIXTURES, Exporter  # noqa: E402
-from netns import ip  # noqa: E402
+from fabric_testlib.exporter_process import FIXTURES, Exporter
+from fabric_testlib.netns import ip
 
 HUB = "fs-prom"
 BRIDGE = "fs-br0"

@@ -19,8 +19,6 @@ import signal
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 TOOLS = ("prometheus", "prometheus-alertmanager", "promtool", "jsonnet", "tc", "curl", "ip")
 INSIDE = "--inside-hub"
@@ -51,7 +49,7 @@ def outer():
     except ImportError:
         skip("python3-yaml is not installed")
     from fabric import HUB, NODES, kill_namespace_processes
-    from netns import ip
+    from fabric_testlib.netns import ip
     namespaces = [HUB, *(ns for ns, _ in NODES.values())]
     # ctest's timeout sends SIGTERM: unwind through `finally` so nothing stays.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

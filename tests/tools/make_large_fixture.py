@@ -22,12 +22,11 @@ import json
 import os
 import random
 import shutil
-import sys
+
+import make_pcie_fixtures as pcie  # beside this script (its directory is on sys.path)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures")
-sys.path.insert(0, HERE)
-import make_pcie_fixtures as pcie  # noqa: E402
 
 TEMPLATE_STATS = os.path.join(FIXTURES, "nics", "sys", "class", "net", "ens1f0np0",
                               "ethtool.recorded", "statistics.txt")

@@ -1,5 +1,5 @@
 // Device and port selection and port counters from fixture class/infiniband
-// trees (tests/fixtures-rdma), and the "no device" paths.
+// trees (tests/fixtures/rdma-*), and the "no device" paths.
 #include "active-probes/rdma/ib_sysfs.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@ namespace fabric::probe {
 namespace {
 
 SysRoot Fixture(const std::string& name) {
-  std::string base = std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures-rdma/" + name;
+  std::string base = std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures/rdma-" + name;
   return SysRoot(base + "/proc", base + "/sys");
 }
 

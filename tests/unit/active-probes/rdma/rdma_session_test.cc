@@ -16,7 +16,7 @@ namespace {
 constexpr char kSecret[] = "rdma-loopback-secret-0123456789";
 
 std::string FixtureSys(const std::string& name) {
-  return std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures-rdma/" + name + "/sys";
+  return std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures/rdma-" + name + "/sys";
 }
 
 class RdmaControlTest : public ::testing::Test {

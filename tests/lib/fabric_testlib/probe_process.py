@@ -6,7 +6,7 @@ import subprocess
 import tempfile
 import threading
 
-SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 PROBE = os.environ.get("FABRIC_PROBE", os.path.join(SOURCE_DIR, "build", "bin", "fabric_probe"))
 
 

@@ -10,15 +10,13 @@ the test. If every attempt at a rate was a flagged harness limit, the test
 exits 77 (skipped) and prints what the probe reported. Exit 77 also when not
 root or iperf3 is missing."""
 import json
-import os
 import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import netns  # noqa: E402
-from netns import CLIENT_NS, SERVER_IP, SERVER_NS  # noqa: E402
-from probe_process import Responder, Secrets, run_probe  # noqa: E402
+from fabric_testlib import netns
+from fabric_testlib.netns import CLIENT_NS, SERVER_IP, SERVER_NS
+from fabric_testlib.probe_process import Responder, Secrets, run_probe
 
 # TBF counts whole Ethernet frames; TCP payload per 1514-byte frame is 1448
 # (MTU 1500 less 20 IP, 20 TCP, 12 timestamp option; plus 14 Ethernet).

@@ -1,16 +1,59 @@
-"""Network namespaces joined by veth for the probe tests: fl5a-PID (responder,
-198.18.5.1) and fl5b-PID (requester, 198.18.5.2 and 198.18.5.3). The fl5
-prefix and the subnet are this test area's own; the PID suffix keeps two runs
-(say from two worktrees carrying these tests) from deleting each other's
-namespaces, and a lock file serialises the runs so they do not compete for
-CPU. Removed on exit, also when a test fails; namespaces left by a killed run
-are removed by the next one."""
+"""Network namespaces and veth pairs for tests, made with iproute2 and always
+removed. Two shapes share this module:
+
+- `Namespaces(*names)` and its `veth(...)`: namespaces named with a prefix
+  unique to the test, so parallel suites never collide (the exporter tests).
+- `VethPair()`: the probe tests' pair, fl5a-PID (responder, 198.18.5.1) and
+  fl5b-PID (requester, 198.18.5.2 and 198.18.5.3). The fl5 prefix and the
+  subnet are that test area's own; the PID suffix keeps two runs (say from two
+  worktrees carrying these tests) from deleting each other's namespaces, and a
+  lock file serialises the runs so they do not compete for CPU. Removed on
+  exit, also when a test fails; namespaces left by a killed run are removed by
+  the next one."""
 import fcntl
 import os
 import re
 import subprocess
 import time
 
+
+def ip(*args, check=True):
+    return subprocess.run(["ip", *args], check=check, capture_output=True, text=True)
+
+
+def require_root():
+    """Exit with ctest's skip code (77) when namespaces cannot be made."""
+    if os.geteuid() != 0:
+        print("SKIP: network namespace tests need root")
+        raise SystemExit(77)
+
+
+class Namespaces:
+    """Creates namespaces `names`; `veth(a, ifa, b, ifb)` joins two of them."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def __enter__(self):
+        for name in self.names:
+            ip("netns", "del", name, check=False)
+            ip("netns", "add", name)
+            ip("-n", name, "link", "set", "lo", "up")
+        return self
+
+    def veth(self, ns_a, if_a, addr_a, ns_b, if_b, addr_b, mtu=1500):
+        ip("link", "add", if_a, "mtu", str(mtu), "netns", ns_a, "type", "veth", "peer", "name", if_b,
+           "mtu", str(mtu), "netns", ns_b)
+        for ns, dev, addr in ((ns_a, if_a, addr_a), (ns_b, if_b, addr_b)):
+            ip("-n", ns, "addr", "add", addr, "dev", dev)
+            ip("-n", ns, "link", "set", dev, "up")
+
+    def __exit__(self, *exc):
+        for name in self.names:
+            ip("netns", "del", name, check=False)
+
+
+# The probe tests' pair.
 LOCK_PATH = "/run/lock/fabric-fl5-netns.lock"
 LOCK_WAIT_SECONDS = 600
 

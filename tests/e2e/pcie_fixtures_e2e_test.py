@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """The real fabric_exporter over each PCIe fixture tree: the verdicts the
 issue asks for (field shape 14), asserted on the served exposition."""
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from exporter_process import Exporter, fixture_args, samples  # noqa: E402
+from fabric_testlib.exporter_process import Exporter, fixture_args, samples
 
 
 def scrape(tree):

@@ -11,7 +11,7 @@ import urllib.parse
 import urllib.request
 
 SOURCE_DIR = os.environ.get(
-    "FABRIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    "FABRIC_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")))
 EXPORTER = os.environ.get("FABRIC_EXPORTER", os.path.join(SOURCE_DIR, "build", "bin", "fabric_exporter"))
 FIXTURES = os.path.join(SOURCE_DIR, "tests", "fixtures")
 

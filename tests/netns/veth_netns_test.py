@@ -11,8 +11,7 @@ import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from exporter_process import EXPORTER, Exporter, promtool_check_metrics, samples  # noqa: E402
+from fabric_testlib.exporter_process import EXPORTER, Exporter, promtool_check_metrics, samples
 
 SKIP = 77
 TAG = str(os.getpid() % 100000)

@@ -22,7 +22,6 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 
 NS_SEND, NS_RECV = "fl9a", "fl9b"
 PEER = os.path.join(HERE, "flow_peer.py")
@@ -129,7 +128,7 @@ def sample_count(text):
 
 
 def inside():
-    from exporter_process import Exporter  # noqa: E402
+    from fabric_testlib.exporter_process import Exporter
     failures = []
 
     def check(ok, what):

@@ -3,17 +3,15 @@
 namespaces: responder safety (secret, allow-list, BUSY, idle timeout, limits,
 a killed requester), directions, the stream sweep and the
 receiver-window verdict. Skips (exit 77) when not root."""
-import os
 import signal
 import subprocess
 import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import netns  # noqa: E402
-from netns import CLIENT_IP, CLIENT_IP2, CLIENT_NS, SERVER_IP, SERVER_NS  # noqa: E402
-from probe_process import Responder, Secrets, probe_cmd, run_probe  # noqa: E402
+from fabric_testlib import netns
+from fabric_testlib.netns import CLIENT_IP, CLIENT_IP2, CLIENT_NS, SERVER_IP, SERVER_NS
+from fabric_testlib.probe_process import Responder, Secrets, probe_cmd, run_probe
 
 # Connects from the requester namespace and reports how long the responder
 # kept the connection open. silent: sends nothing; slow: trickles a HELLO one

@@ -6,7 +6,7 @@ prometheus-cpp's own exposer_* families, collector durations (set to 0) and
 the build-specific labels of fabric_exporter_build_info. Everything else,
 order included, is kept as served.
 
-Usage: curl -s http://127.0.0.1:9877/metrics | tests/tools/normalize_exposition.py
+Usage: curl -s http://127.0.0.1:9877/metrics | tests/lib/fabric_testlib/normalize_exposition.py
 """
 import re
 import sys

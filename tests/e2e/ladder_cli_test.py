@@ -7,14 +7,12 @@ import pty
 import random
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import probe_process  # noqa: E402
-from probe_process import PROBE, write_secret  # noqa: E402
+from fabric_testlib import probe_process
+from fabric_testlib.probe_process import PROBE, write_secret
 
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))
 LAYERS = ["line", "pcie", "rdma", "tcp_multi", "tcp_single", "storage_read", "storage_write", "transfers"]

@@ -4,12 +4,10 @@ recorded NICs in tests/fixtures/nics: the typed mlx5 counters the shapes need,
 the include flag for untyped driver statistics, and config errors."""
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from exporter_process import EXPORTER, FIXTURES, Exporter, promtool_check_metrics, samples  # noqa: E402
+from fabric_testlib.exporter_process import EXPORTER, FIXTURES, Exporter, promtool_check_metrics, samples
 
 NICS = os.path.join(FIXTURES, "nics")
 PATHS = ["--path.procfs=" + os.path.join(NICS, "proc"), "--path.sysfs=" + os.path.join(NICS, "sys")]
