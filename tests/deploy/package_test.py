@@ -264,6 +264,14 @@ class PackageTest(unittest.TestCase):
                                             "fabric-exporter.service", check=False).returncode, 0)
             # Registered (deb-systemd-helper update-state), so that a purge can clean up.
             self.assertTrue(os.path.isfile(root.at(DSH_STATE)), DSH_STATE)
+            # Nothing starts it: no start in the maintainer scripts, a restart on upgrade only
+            # if it runs, a stop on remove.
+            scripts = {name: run("dpkg-deb", "--info", self.deb, name, check=False).stdout
+                       for name in ("preinst", "postinst", "prerm", "postrm")}
+            invoked = re.findall(r"deb-systemd-invoke (\S+)", "".join(scripts.values()))
+            self.assertEqual(sorted(set(invoked)), ["stop", "try-restart"])
+            self.assertIn("deb-systemd-invoke stop", scripts["prerm"])
+            self.assertNotIn("systemctl start", "".join(scripts.values()))
             unit = open(root.at("/lib/systemd/system/fabric-exporter.service")).read()
             self.assertIn(f"ExecStart=/usr/bin/fabric_exporter --config.file={CONFIG}\n", unit)
 
