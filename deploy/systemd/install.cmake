@@ -7,8 +7,8 @@
 #   prefix P      config P/etc/fabric-ladder, unit P/lib/systemd/system (systemd also reads
 #                 /usr/local/lib/systemd/system)
 # An absolute CMAKE_INSTALL_SYSCONFDIR or FABRIC_SYSTEMD_UNIT_DIR at configure time wins.
-# The unit in the repository names the packaged paths; here its ExecStart and --config.file
-# are pointed at the binary and config this install puts in place.
+# The unit in the repository names the packaged paths; here its ExecStart line is pointed at
+# the binary and config this install puts in place.
 #
 # Inputs (set by the install(CODE) before this file): FABRIC_DEPLOY_DIR, FABRIC_STAGING_DIR,
 # FABRIC_BINDIR, FABRIC_SYSCONFDIR, FABRIC_SYSTEMD_UNIT_DIR.
@@ -34,9 +34,15 @@ else()
   set(unitdir "${prefix}/lib/systemd/system")
 endif()
 
+set(packaged "ExecStart=/usr/bin/fabric_exporter --config.file=/etc/fabric-ladder/fabric_exporter.yml")
 file(READ "${FABRIC_DEPLOY_DIR}/systemd/fabric-exporter.service" unit)
-string(REPLACE "/usr/bin/fabric_exporter" "${bindir}/fabric_exporter" unit "${unit}")
-string(REPLACE "/etc/fabric-ladder/" "${etc}/fabric-ladder/" unit "${unit}")
+string(FIND "${unit}" "${packaged}\n" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "fabric-exporter.service has no line '${packaged}' to point at ${bindir}")
+endif()
+string(REPLACE "${packaged}"
+       "ExecStart=${bindir}/fabric_exporter --config.file=${etc}/fabric-ladder/fabric_exporter.yml"
+       unit "${unit}")
 file(WRITE "${FABRIC_STAGING_DIR}/fabric-exporter.service" "${unit}")
 file(INSTALL "${FABRIC_STAGING_DIR}/fabric-exporter.service" DESTINATION "${unitdir}")
 
