@@ -127,6 +127,11 @@ Result<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& listen_ad
 }
 
 TlsServer::~TlsServer() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  idle_.notify_all();  // An accept loop waiting for a free slot.
   uint64_t one = 1;
   if (stop_event_.valid() && ::write(stop_event_.get(), &one, sizeof one) < 0) {
     log::Warn("cannot signal the TLS listener to stop", {{"err", std::strerror(errno)}});
@@ -140,6 +145,13 @@ TlsServer::~TlsServer() {
 
 void TlsServer::AcceptLoop() {
   while (true) {
+    {
+      // At the limit, further connections wait in the listen backlog (as civetweb queues
+      // them) until a connection thread finishes, rather than being accepted and dropped.
+      std::unique_lock<std::mutex> lock(mutex_);
+      idle_.wait(lock, [this] { return active_ < max_connections_ || stopping_; });
+      if (stopping_) return;
+    }
     pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_event_.get(), POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
@@ -150,8 +162,7 @@ void TlsServer::AcceptLoop() {
     if (!client.valid()) continue;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (active_ >= max_connections_) continue;  // Closing it sheds the load.
-      ++active_;
+      ++active_;  // Only this thread adds, so still below the limit.
     }
     std::thread([this, fd = std::move(client)]() mutable {
       Serve(std::move(fd));

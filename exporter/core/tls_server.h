@@ -7,7 +7,8 @@
 //
 // Deliberately small: one request per connection (Connection: close), request
 // heads capped at 16 KiB, no request bodies, socket timeouts on every read and
-// write, and at most `max_connections` connections served at once.
+// write, and at most `max_connections` connections served at once (further ones wait in
+// the listen backlog).
 #pragma once
 
 #include <openssl/ssl.h>
@@ -63,8 +64,9 @@ class TlsServer {
   HttpRouter* router_ = nullptr;
   std::thread accept_thread_;
   std::mutex mutex_;
-  std::condition_variable idle_;
+  std::condition_variable idle_;  // A connection finished, or stopping_.
   int active_ = 0;
+  bool stopping_ = false;
 };
 
 }  // namespace fabric
