@@ -224,8 +224,8 @@ class PackageTest(unittest.TestCase):
         # owning each library a binary names (DT_NEEDED) is a dependency.
         field = run("dpkg-deb", "--field", self.deb, "Depends").stdout
         depends = {alt.split()[0] for dep in field.split(",") for alt in dep.split("|")}
-        for binary in ("exporter/fabric_exporter", "active-probes/fabric_probe"):
-            path = os.path.join(BUILD_DIR, binary)
+        for binary in (os.environ["FABRIC_EXPORTER"], os.environ["FABRIC_PROBE"]):
+            path = binary
             needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]",
                                 run("readelf", "-d", path).stdout)
             resolved = dict(re.findall(r"^\s*(\S+) => (/\S+)", run("ldd", path).stdout, re.M))
@@ -323,8 +323,8 @@ def main():
     if missing:
         print("SKIP: not installed: " + ", ".join(missing) + " (scripts/setup-deps --test)")
         return 77
-    if not os.path.exists(os.path.join(BUILD_DIR, "exporter", "fabric_exporter")):
-        print(f"FAIL: no built tree at {BUILD_DIR}")
+    if not os.path.exists(os.path.join(BUILD_DIR, "CMakeCache.txt")):
+        print(f"FAIL: no CMake build tree at {BUILD_DIR}")
         return 1
     if os.environ.get(NAMESPACE_MARK) != "1":
         # Every mount below lives in a private mount namespace: gone when this process is.
