@@ -104,13 +104,15 @@ std::optional<HttpRequest> ParseRequestHead(std::string_view head) {
 }
 
 Result<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& listen_address,
-                                                    const TlsServerConfig& tls, int max_connections,
+                                                    const TlsServerConfig* tls, int max_connections,
                                                     HttpRouter* router) {
   std::unique_ptr<TlsServer> server(new TlsServer());
-  server->ctx_.reset(SSL_CTX_new(TLS_server_method()));
-  if (!server->ctx_) return MakeError("TLS set-up failed: SSL_CTX_new");
-  if (auto status = ConfigureTlsContext(server->ctx_.get(), tls); !status.ok()) {
-    return MakeError("TLS set-up failed: " + status.error().message);
+  if (tls != nullptr) {
+    server->ctx_.reset(SSL_CTX_new(TLS_server_method()));
+    if (!server->ctx_) return MakeError("TLS set-up failed: SSL_CTX_new");
+    if (auto status = ConfigureTlsContext(server->ctx_.get(), *tls); !status.ok()) {
+      return MakeError("TLS set-up failed: " + status.error().message);
+    }
   }
   auto listener = Listen(listen_address, &server->port_);
   if (!listener.ok()) {
@@ -125,6 +127,11 @@ Result<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& listen_ad
 }
 
 TlsServer::~TlsServer() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  idle_.notify_all();  // An accept loop waiting for a free slot.
   uint64_t one = 1;
   if (stop_event_.valid() && ::write(stop_event_.get(), &one, sizeof one) < 0) {
     log::Warn("cannot signal the TLS listener to stop", {{"err", std::strerror(errno)}});
@@ -138,6 +145,13 @@ TlsServer::~TlsServer() {
 
 void TlsServer::AcceptLoop() {
   while (true) {
+    {
+      // At the limit, further connections wait in the listen backlog (as civetweb queues
+      // them) until a connection thread finishes, rather than being accepted and dropped.
+      std::unique_lock<std::mutex> lock(mutex_);
+      idle_.wait(lock, [this] { return active_ < max_connections_ || stopping_; });
+      if (stopping_) return;
+    }
     pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_event_.get(), POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
@@ -148,8 +162,7 @@ void TlsServer::AcceptLoop() {
     if (!client.valid()) continue;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (active_ >= max_connections_) continue;  // Closing it sheds the load.
-      ++active_;
+      ++active_;  // Only this thread adds, so still below the limit.
     }
     std::thread([this, fd = std::move(client)]() mutable {
       Serve(std::move(fd));
@@ -164,13 +177,25 @@ void TlsServer::Serve(UniqueFd client) {
   timeval timeout{kIoTimeoutSeconds, 0};
   ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  std::unique_ptr<SSL, SslDeleter> ssl(SSL_new(ctx_.get()));
-  if (!ssl || SSL_set_fd(ssl.get(), client.get()) != 1) return;
-  if (SSL_accept(ssl.get()) != 1) return;  // Handshake refused: bad client cert, plain HTTP...
+  std::unique_ptr<SSL, SslDeleter> ssl;
+  if (ctx_) {
+    ssl.reset(SSL_new(ctx_.get()));
+    if (!ssl || SSL_set_fd(ssl.get(), client.get()) != 1) return;
+    if (SSL_accept(ssl.get()) != 1) return;  // Handshake refused: bad client cert, plain HTTP...
+  }
+  // Both return the bytes moved, <= 0 on error, timeout or end of stream.
+  auto read = [&](char* data, int size) {
+    if (ssl) return SSL_read(ssl.get(), data, size);
+    return static_cast<int>(::recv(client.get(), data, static_cast<size_t>(size), 0));
+  };
+  auto write = [&](const char* data, int size) {
+    if (ssl) return SSL_write(ssl.get(), data, size);
+    return static_cast<int>(::send(client.get(), data, static_cast<size_t>(size), MSG_NOSIGNAL));
+  };
   std::string head;
   char buf[4096];
   while (head.find("\r\n\r\n") == std::string::npos) {
-    int n = SSL_read(ssl.get(), buf, sizeof buf);
+    int n = read(buf, sizeof buf);
     if (n <= 0) return;
     head.append(buf, static_cast<size_t>(n));
     if (head.size() > kMaxRequestHead) return;
@@ -183,20 +208,21 @@ void TlsServer::Serve(UniqueFd client) {
   } else {
     response = *router_->Handle(*request, /*serve_metrics=*/true);
   }
-  std::string out =
-      "HTTP/1.1 " + std::to_string(response.status) + " " + HttpReasonPhrase(response.status) +
-      "\r\nContent-Type: " + response.content_type +
-      "\r\nContent-Length: " + std::to_string(response.body.size()) + "\r\nConnection: close\r\n";
+  std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " +
+                    HttpReasonPhrase(response.status) +
+                    "\r\nContent-Type: " + response.content_type +
+                    "\r\nContent-Length: " + std::to_string(response.body.size()) +
+                    "\r\nCache-Control: no-store\r\nConnection: close\r\n";
   if (!response.extra_headers.empty()) out += response.extra_headers + "\r\n";
   out += "\r\n";
   if (!request || request->method != "HEAD") out += response.body;
   size_t sent = 0;
   while (sent < out.size()) {
-    int n = SSL_write(ssl.get(), out.data() + sent, static_cast<int>(out.size() - sent));
+    int n = write(out.data() + sent, static_cast<int>(out.size() - sent));
     if (n <= 0) return;
     sent += static_cast<size_t>(n);
   }
-  SSL_shutdown(ssl.get());
+  if (ssl) SSL_shutdown(ssl.get());
 }
 
 }  // namespace fabric

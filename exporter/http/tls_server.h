@@ -1,12 +1,14 @@
-// TlsServer: the HTTPS listener used when the web config has
-// tls_server_config. The exporter serves TLS itself because Debian 12's
+// TlsServer: the exporter's own listener. HTTPS when the web config has
+// tls_server_config: the exporter serves TLS itself because Debian 12's
 // civetweb 1.15 cannot: it looks up SSL_get_peer_certificate in libssl by
 // name, which OpenSSL 3 only provides as a macro, and crashes on the first TLS
-// connection (civetweb issue #1334).
+// connection (civetweb issue #1334). Plain HTTP on an [IPv6] listen address:
+// Debian's civetweb is built without IPv6 (mg_check_feature(8) is 0).
 //
 // Deliberately small: one request per connection (Connection: close), request
 // heads capped at 16 KiB, no request bodies, socket timeouts on every read and
-// write, and at most `max_connections` connections served at once.
+// write, and at most `max_connections` connections served at once (further ones wait in
+// the listen backlog).
 #pragma once
 
 #include <openssl/ssl.h>
@@ -39,9 +41,9 @@ using UniqueSslCtx = std::unique_ptr<SSL_CTX, SslCtxDeleter>;
 
 class TlsServer {
  public:
-  // `router` must outlive the server.
+  // `router` must outlive the server. Without `tls` (nullptr) it speaks plain HTTP.
   static Result<std::unique_ptr<TlsServer>> Start(const std::string& listen_address,
-                                                  const TlsServerConfig& tls, int max_connections,
+                                                  const TlsServerConfig* tls, int max_connections,
                                                   HttpRouter* router);
   ~TlsServer();
   TlsServer(const TlsServer&) = delete;
@@ -54,7 +56,7 @@ class TlsServer {
   void AcceptLoop();
   void Serve(UniqueFd client);
 
-  UniqueSslCtx ctx_;
+  UniqueSslCtx ctx_;  // Null: plain HTTP.
   UniqueFd listener_;
   UniqueFd stop_event_;
   int port_ = 0;
@@ -62,8 +64,9 @@ class TlsServer {
   HttpRouter* router_ = nullptr;
   std::thread accept_thread_;
   std::mutex mutex_;
-  std::condition_variable idle_;
+  std::condition_variable idle_;  // A connection finished, or stopping_.
   int active_ = 0;
+  bool stopping_ = false;
 };
 
 }  // namespace fabric

@@ -51,17 +51,14 @@ Result<std::unique_ptr<WebServer>> WebServer::Start(const WebServerOptions& opti
   server->router_ = std::make_unique<HttpRouter>(
       std::move(routes), std::move(metrics),
       std::make_unique<BasicAuthenticator>(options.web_config.basic_auth_users));
-  if (options.web_config.tls) {
-    auto tls = TlsServer::Start(options.listen_address, *options.web_config.tls, options.threads,
-                                server->router_.get());
-    if (!tls.ok()) return Unexpected{tls.error()};
-    server->tls_server_ = std::move(*tls);
+  // TLS, and plain HTTP on [IPv6] (Debian's civetweb has no IPv6): the own listener.
+  if (options.web_config.tls || port->front() == '[') {
+    const TlsServerConfig* tls = options.web_config.tls ? &*options.web_config.tls : nullptr;
+    auto own =
+        TlsServer::Start(options.listen_address, tls, options.threads, server->router_.get());
+    if (!own.ok()) return Unexpected{own.error()};
+    server->tls_server_ = std::move(*own);
     return server;
-  }
-  constexpr unsigned kCivetIpv6 = 8;  // mg_check_feature() bit.
-  if (port->front() == '[' && mg_check_feature(kCivetIpv6) == 0) {
-    return MakeError("listen address " + options.listen_address +
-                     ": Debian's civetweb has no IPv6 support; use an IPv4 address");
   }
   WebServer* expected = nullptr;
   if (!g_server.compare_exchange_strong(expected, server.get())) {

@@ -3,7 +3,8 @@
 // begin_request hook answers every request, /metrics included, with the
 // exporter's own exposition writer (exposition.h: prometheus-cpp's was a
 // quarter of a scrape's CPU). With TLS in the web config: the exporter's own
-// TlsServer (see tls_server.h for why). Both answer through one HttpRouter.
+// TlsServer (see tls_server.h for why), which also serves plain HTTP on
+// [IPv6] addresses. Both answer through one HttpRouter.
 #pragma once
 
 #include <prometheus/exposer.h>

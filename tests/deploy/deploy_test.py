@@ -212,11 +212,11 @@ class Systemd(unittest.TestCase):
         self.assertTrue(os.access(EXPORTER, os.X_OK), EXPORTER)
         unit = read(UNIT)
         # verify checks that ExecStart exists: point it at the built binary.
-        self.assertIn("ExecStart=/usr/local/bin/fabric_exporter ", unit)
+        self.assertIn("ExecStart=/usr/bin/fabric_exporter ", unit)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "fabric-exporter.service")
             with open(path, "w") as f:
-                f.write(unit.replace("/usr/local/bin/fabric_exporter", EXPORTER))
+                f.write(unit.replace("/usr/bin/fabric_exporter", EXPORTER))
             r = subprocess.run([analyze, "verify", path], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual((r.stdout + r.stderr).strip(), "")
@@ -228,7 +228,7 @@ class Systemd(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "fabric-exporter.service")
             with open(path, "w") as f:
-                f.write(read(UNIT).replace("/usr/local/bin/fabric_exporter", EXPORTER))
+                f.write(read(UNIT).replace("/usr/bin/fabric_exporter", EXPORTER))
             r = subprocess.run([analyze, "security", "--offline=true", "--threshold=25", path],
                                capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr)

@@ -104,6 +104,50 @@ class HttpTest(unittest.TestCase):
         self.assertTrue(all("fabric_softnet_processed_total" in b for b in bodies))
 
 
+class Ipv6Test(unittest.TestCase):
+    """Plain HTTP on IPv6 listen addresses. Debian's civetweb has no IPv6, so these are served by
+    the exporter's own listener (the TLS one, without TLS); IPv4 stays on civetweb."""
+
+    def test_metrics_over_ipv6_loopback(self):
+        import gzip
+        import urllib.request
+        with Exporter("--web.listen-address=[::1]:0", *fixture_args("h200")) as e:
+            self.assertRegex(e.base_url, r"^http://\[::1\]:\d+$")
+            port = int(e.base_url.rsplit(":", 1)[1])
+            status, headers, body = e.get("/metrics")
+            self.assertEqual(status, 200)
+            self.assertTrue(headers["Content-Type"].startswith("text/plain"))
+            self.assertEqual(headers["Cache-Control"], "no-store")  # As civetweb's answers.
+            self.assertEqual(promtool_check_metrics(body), "")
+            self.assertEqual(samples(body)['fabric_scrape_collector_success{collector="softnet"}'], 1.0)
+            req = urllib.request.Request(e.base_url + "/metrics", headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                self.assertEqual(resp.headers.get("Content-Encoding"), "gzip")
+                self.assertIn("fabric_softnet_processed_total", gzip.decompress(resp.read()).decode())
+            self.assertEqual(e.get("/-/healthy")[0], 200)
+            self.assertEqual(e.get("/nope")[0], 404)
+            self.assertEqual(e.get("/", method="HEAD")[0], 200)
+            # Bound to ::1 only: the same port on IPv4 loopback is not this listener.
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                self.assertNotEqual(s.connect_ex(("127.0.0.1", port)), 0)
+
+    def test_every_ipv6_address(self):
+        with Exporter("--web.listen-address=[::]:0") as e:
+            self.assertRegex(e.base_url, r"^http://\[::\]:\d+$")
+            port = e.base_url.rsplit(":", 1)[1]
+            e.base_url = f"http://[::1]:{port}"
+            self.assertIn("fabric_exporter_build_info{", e.metrics())
+
+    def test_more_concurrent_scrapes_than_threads_are_all_answered(self):
+        # Beyond --web.max-threads connections wait in the listen backlog, as on civetweb.
+        import concurrent.futures
+        with Exporter("--web.listen-address=[::1]:0", "--web.max-threads=2",
+                      *fixture_args("h200")) as e:
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                bodies = list(pool.map(lambda _: e.metrics(), range(32)))
+        self.assertTrue(all("fabric_softnet_processed_total" in b for b in bodies))
+
+
 class CollectorSelectionTest(unittest.TestCase):
     def test_no_collector_flag_removes_softnet(self):
         with Exporter(*fixture_args("h200"), "--no-collector.softnet") as e:

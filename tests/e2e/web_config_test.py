@@ -91,6 +91,25 @@ class WebConfigTest(unittest.TestCase):
             self.assertEqual(curl(e.base_url + "/")[0], 401)
             self.assertEqual(curl(e.base_url + "/", "-u", "prometheus:s3cret")[0], 200)
 
+    def test_basic_auth_over_ipv6_plain_http(self):
+        # [IPv6] addresses are served by the exporter's own listener (Debian's civetweb has no
+        # IPv6): basic auth must hold there as on civetweb.
+        cfg = self.web_config(f"basic_auth_users:\n  prometheus: '{bcrypt('s3cret')}'\n")
+        with Exporter("--web.config.file=" + cfg, "--web.listen-address=[::1]:0") as e:
+            self.assertRegex(e.base_url, r"^http://\[::1\]:\d+$")
+            url = e.base_url + "/metrics"
+            code, head = curl(url)
+            self.assertEqual(code, 401)
+            self.assertIn('WWW-Authenticate: Basic realm="fabric_exporter"', head)
+            self.assertEqual(curl(url, "-u", "prometheus:wrong")[0], 401)
+            self.assertEqual(curl(url, "-u", "nobody:s3cret")[0], 401)
+            code, body = curl(url, "-u", "prometheus:s3cret")
+            self.assertEqual(code, 200)
+            self.assertIn("fabric_scrape_collector_success", body)
+            self.assertEqual(curl(url, "-u", "prometheus:s3creT")[0], 401)
+            self.assertEqual(curl(e.base_url + "/")[0], 401)
+            self.assertEqual(curl(e.base_url + "/-/healthy", "-u", "prometheus:s3cret")[0], 200)
+
     def test_tls_serves_https_only(self):
         cfg = self.web_config(self.tls_block())
         with Exporter("--web.config.file=" + cfg) as e:
