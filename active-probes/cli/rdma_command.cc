@@ -27,6 +27,8 @@ int RunRdmaCommand(int argc, char** argv) {
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddString("connect-timeout", "DUR", "Connect, rdma_cm and control-message timeout", "5s");
   flags.AddString("busy-retries", "N", "Wait out this many BUSY answers before failing", "0");
+  flags.AddString("path.sysfs", "DIR", "sysfs mount (RDMA ports and counters)",
+                  std::string(SysRoot::kDefaultSysfs));
   flags.AddBool("json", "Print the result as JSON", false);
   flags.AddBool("help", "Show this help", false);
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -49,7 +51,7 @@ int RunRdmaCommand(int argc, char** argv) {
   };
   RdmaProbeOptions o;
   o.procfs = std::string(SysRoot::kDefaultProcfs);
-  o.sysfs = std::string(SysRoot::kDefaultSysfs);
+  o.sysfs = flags.GetString("path.sysfs");
   auto peer_flags = ParsePeerFlags(flags);
   if (!peer_flags.ok()) return fail(peer_flags.error().message);
   o.peer = peer_flags->peer;
