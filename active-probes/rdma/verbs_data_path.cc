@@ -49,7 +49,7 @@ class VerbsInitiator : public RdmaInitiator {
         return MakeError("unreachable: " + Errno("rdma_resolve_addr"));
       }
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, deadline,
-                                    "resolving " + AddressText(request.peer)));
+                                    "resolving " + AddressText(request.peer), request.stop));
       if (c.id->verbs == nullptr) {
         return MakeError("no-device: no RDMA device holds " + AddressText(request.local));
       }
@@ -57,7 +57,7 @@ class VerbsInitiator : public RdmaInitiator {
         return MakeError("unreachable: " + Errno("rdma_resolve_route"));
       }
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline,
-                                    "route to " + AddressText(request.peer)));
+                                    "route to " + AddressText(request.peer), request.stop));
       if (i == 0) {
         FABRIC_RETURN_IF_ERROR(SetUpDevice(c.id.get(), info));
         // The smaller end's MTU; a responder that could not say is trusted to
@@ -94,7 +94,7 @@ class VerbsInitiator : public RdmaInitiator {
       // The QP is ours, not the id's, so rdma_cm reports the response and
       // leaves RTR/RTS (with our MTU cap) and the RTU to us.
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_CONNECT_RESPONSE, deadline,
-                                    "queue pair " + std::to_string(i)));
+                                    "queue pair " + std::to_string(i), request.stop));
       FABRIC_RETURN_IF_ERROR(ModifyQp(c.id.get(), c.qp.get(), IBV_QPS_RTR, cap, access));
       FABRIC_RETURN_IF_ERROR(ModifyQp(c.id.get(), c.qp.get(), IBV_QPS_RTS, cap, access));
       if (rdma_establish(c.id.get()) != 0) return MakeError(Errno("rdma_establish"));
@@ -126,6 +126,13 @@ class VerbsInitiator : public RdmaInitiator {
     Clock::time_point drain_deadline{};
     ibv_wc wc[kPollBatch];
     for (;;) {
+      // One relaxed load per sweep: the stop request ends the run within a
+      // sweep; the QPs, CQs and the region go with the initiator.
+      if (StopRequested(request_.stop)) {
+        return MakeError(std::string("interrupted: during the ") + (stopping  ? "drain"
+                                                                    : started ? "window"
+                                                                              : "warm-up"));
+      }
       int64_t now = MonotonicNs();
       if (!started && now >= start_ns) {
         edge(false);

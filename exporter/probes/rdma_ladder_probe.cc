@@ -30,7 +30,7 @@ std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer) { return {{"rdma",
 ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string& secret,
                            uint16_t port, const FleetNode& self, const FleetNode& peer,
                            const std::string& procfs, const std::string& sysfs,
-                           ResultStore& store) {
+                           const std::atomic<bool>* stop, ResultStore& store) {
   probe::RdmaProbeOptions options;
   options.peer = {peer.address, port};
   options.bind_address = self.address;
@@ -45,6 +45,7 @@ ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string
   options.busy_retries = 2;
   options.procfs = procfs;
   options.sysfs = sysfs;
+  options.stop = stop;
   const auto start = std::chrono::steady_clock::now();
   auto result = probe::RunRdmaProbe(options);
   ProbeRecord record;
@@ -52,6 +53,11 @@ ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string
   record.timestamp_seconds = WallSeconds();
   record.duration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!result.ok() && probe::ErrorKindOf(result.error()) == probe::ProbeErrorKind::kInterrupted) {
+    // Shutdown: a cut-short run is no result and no failure of the peer.
+    log::Info("rdma probe interrupted", {{"peer", peer.name}});
+    return ProbeOutcome::kFailure;
+  }
   if (!result.ok()) {
     record.failure_reason = FailureReason(result.error());
     record.failure_detail = result.error().message;
