@@ -59,6 +59,11 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   if (accept->verb == "REJECT") {
     WaitForClose(control);
     std::string reason = accept->Get("reason").value_or("unknown");
+    // The responder's port down is the same fault as ours: no active port on
+    // the path (exit 10, the rung's no_active_port), not a policy rejection.
+    if (reason == "no-active-port") {
+      return MakeError("no-port: " + RdmaRejectText(reason) + " (" + PeerText(o.peer) + ")");
+    }
     // A responder without the RDMA kind treats RDMA_TEST as a bad TCP request.
     return MakeError("rejected: " + RdmaRejectText(reason) + " (" + reason + ")");
   }

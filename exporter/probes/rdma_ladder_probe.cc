@@ -3,10 +3,10 @@
 #include <chrono>
 
 #include "active-probes/rdma/rdma_probe.h"
+#include "active-probes/rdma/rdma_report.h"
 #include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
 #include "common/log.h"
-#include "common/strings.h"
 
 namespace fabric {
 namespace {
@@ -15,11 +15,12 @@ double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The failure label: the RDMA probe's own "no-device:" / "no-active-port:"
-// prefixes, else the control channel's error kinds.
+// The failure label: the RDMA probe's own kinds (rdma_report.h: "no-device:",
+// "no-port:"), else the control channel's error kinds.
 std::string FailureReason(const Error& error) {
-  if (StartsWith(error.message, "no-device")) return "no_device";
-  if (StartsWith(error.message, "no-active-port")) return "no_active_port";
+  std::string kind = probe::RdmaErrorKind(error);
+  if (kind == "no-device") return "no_device";
+  if (kind == "no-port") return "no_active_port";
   return std::string(probe::ErrorKindName(probe::ErrorKindOf(error)));
 }
 
