@@ -81,6 +81,9 @@ ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string
                      {"congested", result->congested}};
   record.info["device"] = result->device;
   record.info["link_layer"] = result->link_layer;
+  // Whether the port's own byte counter agrees with the completions (not a
+  // verdict: true is the good state).
+  record.info["counters_consistent"] = result->counters_consistent ? "true" : "false";
   store.Record(std::move(record));
   return ProbeOutcome::kSuccess;
 }
