@@ -225,6 +225,10 @@ int rdma_get_cm_event(rdma_event_channel* pub, rdma_cm_event** event) {
     if (ch->queue.empty()) continue;  // dropped with its id
     Event* ev = ch->queue.front();
     ch->queue.pop_front();
+    // Retrieved and not yet acked: what rdma_destroy_id waits for.
+    for (CmId* id : e.ids) {
+      if (&id->pub == ev->pub.id) ++id->unacked_events;
+    }
     *event = &ev->pub;
     return 0;
   }

@@ -137,7 +137,9 @@ int PostSend(ibv_qp* pub, ibv_send_wr* wr, ibv_send_wr** bad) {
       return EOPNOTSUPP;
     }
     if (qp->outstanding >= qp->cap.max_send_wr) {
-      *bad = w;  // the send queue is full
+      *bad = w;  // the send queue is full; the WRs before it stay posted
+      e.StartThread();
+      e.Wake();
       return ENOMEM;
     }
     PendingWr p;

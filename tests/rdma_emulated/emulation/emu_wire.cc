@@ -99,7 +99,6 @@ void Emulation::QueueEvent(Channel* ch, CmId* id, rdma_cm_event_type type, int s
   e->pub.param.conn.retry_count = id->retry_count;
   e->pub.param.conn.rnr_retry_count = id->rnr_retry;
   ch->queue.push_back(e);
-  ++id->unacked_events;
   char b = 1;
   (void)!::write(ch->write_fd, &b, 1);
 }
