@@ -112,11 +112,16 @@ class EmulatedFleetTest(unittest.TestCase):
                     self.assertGreater(samples(body).get(
                         f"fabric_probe_throughput_bytes_per_second{{{key}}}", 0), 0)
                     self.assertRegex(body, r'fabric_probe_info\{counters_consistent="true",'
-                                           r'device="rxe_node\d",' + key + ',link_layer="Ethernet"')
+                                           r'device="rxe_node\d",direction="send",'
+                                           r'link_layer="Ethernet",probe="rdma",'
+                                           f'target="{peer}"' + r'\} 1')
                     self.assertIn(f'fabric_probe_verdict{{{key},verdict="congested"}} 0', body)
         finally:
+            # SIGTERM: a clean stop, so the emulation's exit report is written.
+            codes = {name: e.stop() for name, e in exporters.items()}
             for e in exporters.values():
                 e.__exit__(None, None, None)
+        self.assertEqual(codes, {name: 0 for name in NODES})
         for name, path in stats.items():
             report = Proc.__new__(Proc)
             report.stats = path
