@@ -280,6 +280,17 @@ ibv_mr*(ibv_reg_mr)(ibv_pd* pub, void* addr, size_t length, int access) {
   return &mr->pub;
 }
 
+// What verbs.h's inline ibv_reg_mr calls when the access flags are not a
+// compile-time constant (every -O0 build). Only iova == addr is emulated.
+ibv_mr* ibv_reg_mr_iova2(ibv_pd* pd, void* addr, size_t length, uint64_t iova,
+                         unsigned int access) {
+  if (iova != reinterpret_cast<uintptr_t>(addr)) {
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  return (ibv_reg_mr)(pd, addr, length, static_cast<int>(access));
+}
+
 int ibv_dereg_mr(ibv_mr* pub) {
   Emulation& e = Emu();
   Lock lock(e.mu);
