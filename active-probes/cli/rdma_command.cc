@@ -1,6 +1,7 @@
 // fabric_probe rdma: RDMA WRITE bandwidth against a responder.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "active-probes/cli/arg_parse.h"
@@ -12,6 +13,19 @@
 #include "common/read/sysroot.h"
 
 namespace fabric::probe {
+namespace {
+
+// SIGINT/SIGTERM set this; the probe stops within ~50 ms, tears its queue
+// pairs and region down, and the command exits 128 + the signal.
+std::atomic<bool> g_stop{false};
+volatile sig_atomic_t g_signal = 0;
+
+void OnStopSignal(int sig) {
+  g_signal = sig;
+  g_stop.store(true, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 int RunRdmaCommand(int argc, char** argv) {
   FlagSet flags;
@@ -27,6 +41,8 @@ int RunRdmaCommand(int argc, char** argv) {
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddString("connect-timeout", "DUR", "Connect, rdma_cm and control-message timeout", "5s");
   flags.AddString("busy-retries", "N", "Wait out this many BUSY answers before failing", "0");
+  flags.AddString("path.sysfs", "DIR", "sysfs mount (RDMA ports and counters)",
+                  std::string(SysRoot::kDefaultSysfs));
   flags.AddBool("json", "Print the result as JSON", false);
   flags.AddBool("help", "Show this help", false);
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -39,7 +55,8 @@ int RunRdmaCommand(int argc, char** argv) {
         "RDMA WRITE bandwidth (RC queue pairs through rdma_cm) against `fabric_probe serve`,\n"
         "timed from completions on CLOCK_MONOTONIC, cross-checked against port counters.\n"
         "Exit status: 0 ok, 1 error, 2 usage, 3 busy, 4 auth, 5 refused, 6 unreachable,\n"
-        "7 timeout, 8 rejected by the responder, 9 no RDMA device, 10 no active port.\n\n%s",
+        "7 timeout, 8 rejected by the responder, 9 no RDMA device, 10 no active port;\n"
+        "SIGINT/SIGTERM stop the run cleanly (exit 130/143).\n\n%s",
         flags.Usage().c_str());
     return 0;
   }
@@ -49,7 +66,7 @@ int RunRdmaCommand(int argc, char** argv) {
   };
   RdmaProbeOptions o;
   o.procfs = std::string(SysRoot::kDefaultProcfs);
-  o.sysfs = std::string(SysRoot::kDefaultSysfs);
+  o.sysfs = flags.GetString("path.sysfs");
   auto peer_flags = ParsePeerFlags(flags);
   if (!peer_flags.ok()) return fail(peer_flags.error().message);
   o.peer = peer_flags->peer;
@@ -81,8 +98,20 @@ int RunRdmaCommand(int argc, char** argv) {
   if (auto s = ValidateRdmaOptions(o); !s.ok()) return fail(s.error().message);
 
   signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  static_assert(std::atomic<bool>::is_always_lock_free);
+  o.stop = &g_stop;
   bool json = flags.GetBool("json");
   auto result = RunRdmaProbe(o);
+  if (!result.ok() && g_stop.load()) {
+    if (json) std::fputs(RdmaErrorToJson(result.error()).c_str(), stdout);
+    std::fprintf(stderr, "fabric_probe rdma: %s\n", result.error().message.c_str());
+    return 128 + g_signal;
+  }
   if (!result.ok()) {
     if (json) std::fputs(RdmaErrorToJson(result.error()).c_str(), stdout);
     std::fprintf(stderr, "fabric_probe rdma: %s\n", result.error().message.c_str());

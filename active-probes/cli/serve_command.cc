@@ -33,6 +33,8 @@ int RunServeCommand(int argc, char** argv) {
       "Serve RDMA probes only from this device (default: the one on the probed address)", "");
   flags.AddString("rdma-max-region", "BYTES",
                   "Largest memory region (qps x size) an RDMA session may register", "1G");
+  flags.AddString("path.sysfs", "DIR", "sysfs mount (RDMA ports and counters, interfaces)",
+                  std::string(SysRoot::kDefaultSysfs));
   flags.AddString("log.level", "LEVEL", "debug, info, warn or error", "info");
   flags.AddBool("help", "Show this help", false);
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -55,7 +57,7 @@ int RunServeCommand(int argc, char** argv) {
   }
   ResponderOptions o;
   o.procfs = std::string(SysRoot::kDefaultProcfs);
-  o.sysfs = std::string(SysRoot::kDefaultSysfs);
+  o.sysfs = flags.GetString("path.sysfs");
   std::string listen = flags.GetString("listen");
   size_t start = 0;
   while (start <= listen.size()) {

@@ -7,6 +7,7 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -58,6 +59,8 @@ struct RdmaInitiatorRequest {
   uint32_t tx_depth = 0;
   RdmaRegion remote;
   std::chrono::milliseconds timeout{5000};  // address/route resolution and connect
+  // Connect and Run return "interrupted:" soon after it is set (may be null).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct RdmaInitiatorInfo {

@@ -10,6 +10,7 @@
 #include "active-probes/rdma/rdma_self_checks.h"
 #include "active-probes/tcp/host_stats.h"
 #include "active-probes/tcp/tcp_probe.h"
+#include "common/stop_flag.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
@@ -29,6 +30,7 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   c.secret = o.secret;
   c.timeout = o.connect_timeout;
   c.probe = "rdma";
+  c.stop = o.stop;
   auto session = OpenClientSession(c, retry_ms);
   if (!session.ok()) return Unexpected{session.error()};
   LineConn& control = *session;
@@ -57,6 +59,11 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   if (accept->verb == "REJECT") {
     WaitForClose(control);
     std::string reason = accept->Get("reason").value_or("unknown");
+    // The responder's port down is the same fault as ours: no active port on
+    // the path (exit 10, the rung's no_active_port), not a policy rejection.
+    if (reason == "no-active-port") {
+      return MakeError("no-port: " + RdmaRejectText(reason) + " (" + PeerText(o.peer) + ")");
+    }
     // A responder without the RDMA kind treats RDMA_TEST as a bad TCP request.
     return MakeError("rejected: " + RdmaRejectText(reason) + " (" + reason + ")");
   }
@@ -77,6 +84,7 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   ireq.tx_depth = o.tx_depth;
   ireq.remote = region;
   ireq.timeout = o.connect_timeout;
+  ireq.stop = o.stop;
   auto info = (*initiator)->Connect(ireq);
   if (!info.ok()) return Unexpected{info.error()};
   auto ready = control.Read(idle());
@@ -210,7 +218,10 @@ Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, RdmaBacken
         attempt >= options.busy_retries) {
       return r;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)));
+    if (!SleepUnlessStopped(std::chrono::milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)),
+                            options.stop)) {
+      return MakeError("interrupted: waiting for a busy responder");
+    }
   }
 }
 

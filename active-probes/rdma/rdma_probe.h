@@ -6,6 +6,7 @@
 // CLOCK_MONOTONIC inside a window that excludes warm-up.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -34,6 +35,11 @@ struct RdmaProbeOptions {
   int busy_retries = 0;
   std::string procfs;
   std::string sysfs;
+  // Set by the owner (a signal, the exporter's shutdown) to end the run within
+  // ~50 ms with an "interrupted:" error; the queue pairs and the region are
+  // torn down on the way out, and the responder sees the control connection
+  // close. Null: never stopped.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Limits a request must respect on both sides (the responder has its own too).

@@ -49,7 +49,7 @@ class VerbsInitiator : public RdmaInitiator {
         return MakeError("unreachable: " + Errno("rdma_resolve_addr"));
       }
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, deadline,
-                                    "resolving " + AddressText(request.peer)));
+                                    "resolving " + AddressText(request.peer), request.stop));
       if (c.id->verbs == nullptr) {
         return MakeError("no-device: no RDMA device holds " + AddressText(request.local));
       }
@@ -57,7 +57,7 @@ class VerbsInitiator : public RdmaInitiator {
         return MakeError("unreachable: " + Errno("rdma_resolve_route"));
       }
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline,
-                                    "route to " + AddressText(request.peer)));
+                                    "route to " + AddressText(request.peer), request.stop));
       if (i == 0) {
         FABRIC_RETURN_IF_ERROR(SetUpDevice(c.id.get(), info));
         // The smaller end's MTU; a responder that could not say is trusted to
@@ -94,7 +94,7 @@ class VerbsInitiator : public RdmaInitiator {
       // The QP is ours, not the id's, so rdma_cm reports the response and
       // leaves RTR/RTS (with our MTU cap) and the RTU to us.
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_CONNECT_RESPONSE, deadline,
-                                    "queue pair " + std::to_string(i)));
+                                    "queue pair " + std::to_string(i), request.stop));
       FABRIC_RETURN_IF_ERROR(ModifyQp(c.id.get(), c.qp.get(), IBV_QPS_RTR, cap, access));
       FABRIC_RETURN_IF_ERROR(ModifyQp(c.id.get(), c.qp.get(), IBV_QPS_RTS, cap, access));
       if (rdma_establish(c.id.get()) != 0) return MakeError(Errno("rdma_establish"));
@@ -126,6 +126,13 @@ class VerbsInitiator : public RdmaInitiator {
     Clock::time_point drain_deadline{};
     ibv_wc wc[kPollBatch];
     for (;;) {
+      // One relaxed load per sweep: the stop request ends the run within a
+      // sweep; the QPs, CQs and the region go with the initiator.
+      if (StopRequested(request_.stop)) {
+        return MakeError(std::string("interrupted: during the ") + (stopping  ? "drain"
+                                                                    : started ? "window"
+                                                                              : "warm-up"));
+      }
       int64_t now = MonotonicNs();
       if (!started && now >= start_ns) {
         edge(false);
@@ -142,10 +149,7 @@ class VerbsInitiator : public RdmaInitiator {
         int got = ibv_poll_cq(conns_[q].cq.get(), kPollBatch, wc);
         if (got < 0) return MakeError("ibv_poll_cq failed");
         for (int k = 0; k < got; ++k) {
-          if (wc[k].status != IBV_WC_SUCCESS) {
-            return MakeError(std::string("RDMA WRITE completed with error: ") +
-                             ibv_wc_status_str(wc[k].status) + " on QP " + std::to_string(q));
-          }
+          if (wc[k].status != IBV_WC_SUCCESS) return CompletionError(wc[k], q);
         }
         counter.Poll(now, q, static_cast<uint64_t>(got));
         outstanding[q] -= static_cast<uint32_t>(got);
@@ -172,8 +176,26 @@ class VerbsInitiator : public RdmaInitiator {
   }
 
  private:
+  // A failed work completion, with its status. A port that went down during
+  // the run shows as a transport error on the QPs (nothing is acknowledged
+  // any more); that is the port's fault and is reported as such.
+  Unexpected CompletionError(const ibv_wc& wc, uint32_t q) {
+    std::string what = std::string("RDMA WRITE completed with error: ") +
+                       ibv_wc_status_str(wc.status) + " (status " + std::to_string(wc.status) +
+                       ", vendor error " + std::to_string(wc.vendor_err) + ") on QP " +
+                       std::to_string(q);
+    ibv_port_attr pattr{};
+    if (ibv_query_port(context_, port_num_, &pattr) == 0 && pattr.state != IBV_PORT_ACTIVE) {
+      return MakeError("no-port: device " + std::string(ibv_get_device_name(context_->device)) +
+                       " port " + std::to_string(port_num_) + " went down during the run (" + what +
+                       ")");
+    }
+    return MakeError(what);
+  }
+
   Status SetUpDevice(rdma_cm_id* id, RdmaInitiatorInfo& info) {
     context_ = id->verbs;
+    port_num_ = id->port_num;
     ibv_port_attr pattr{};
     if (ibv_query_port(context_, id->port_num, &pattr) != 0) {
       return MakeError(Errno("ibv_query_port"));
@@ -232,6 +254,7 @@ class VerbsInitiator : public RdmaInitiator {
 
   RdmaInitiatorRequest request_;
   ibv_context* context_ = nullptr;  // owned by librdmacm
+  uint8_t port_num_ = 1;
   // Declaration order is construction order; destruction runs backwards.
   EventChannel channel_;
   Pd pd_;

@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,8 @@
 
 #include "active-probes/control/conn.h"
 #include "common/result.h"
+#include "common/stop_flag.h"
+#include "common/strings.h"
 
 namespace fabric::probe::verbs {
 
@@ -126,15 +130,20 @@ struct CmEvent {
   std::string private_data;
 };
 
-inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, Clock::time_point deadline) {
+// `stop` (may be null) cuts the wait short with "interrupted:".
+inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, Clock::time_point deadline,
+                                 const std::atomic<bool>* stop = nullptr) {
   for (;;) {
+    if (StopRequested(stop)) return MakeError("interrupted: waiting for an rdma_cm event");
     auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left < 0) left = 0;
+    if (stop != nullptr) left = std::min<int64_t>(left, kStopSlice.count());
     pollfd p{channel->fd, POLLIN, 0};
     int n = ::poll(&p, 1, static_cast<int>(left));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return MakeError(Errno("poll rdma_cm channel"));
+    if (n == 0 && Clock::now() < deadline) continue;  // a stop-check slice
     if (n == 0) return MakeError("timeout: no rdma_cm event in time");
     rdma_cm_event* ev = nullptr;
     if (rdma_get_cm_event(channel, &ev) != 0) return MakeError(Errno("rdma_get_cm_event"));
@@ -153,8 +162,10 @@ inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, Clock::time_point 
 
 // Waits for `want` on the channel; any other event is an error naming it.
 inline Status Expect(rdma_event_channel* channel, rdma_cm_event_type want,
-                     Clock::time_point deadline, const std::string& what) {
-  auto ev = WaitEvent(channel, deadline);
+                     Clock::time_point deadline, const std::string& what,
+                     const std::atomic<bool>* stop = nullptr) {
+  auto ev = WaitEvent(channel, deadline, stop);
+  if (!ev.ok() && StartsWith(ev.error().message, "interrupted:")) return Unexpected{ev.error()};
   if (!ev.ok()) return MakeError(ev.error().message + " (" + what + ")");
   if (ev->type != want) {
     std::string kind = ev->type == RDMA_CM_EVENT_REJECTED      ? "refused: "

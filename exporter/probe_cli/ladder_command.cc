@@ -46,7 +46,8 @@ constexpr char kHelp[] =
     "\n"
     "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
     "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
-    "SIGTERM (the current TCP or storage run stops, a storage run removes its files, and the\n"
+    "SIGTERM (the current TCP, RDMA or storage run stops, a storage run removes its files, and "
+    "the\n"
     "ladder of what finished is printed).\n\n";
 
 double Seconds(const std::string& flag, const FlagSet& flags, Status& status) {
@@ -266,7 +267,8 @@ int RunLadderCommand(int argc, char** argv) {
   }
   if (flags.GetBool("rdma")) {
     rungs.push_back({"rdma", "RDMA write", rdma.duration_seconds + rdma.warmup_seconds + 1, [&] {
-                       RunRdmaLadder(rdma, tcp.secret, tcp.port, self, peer, procfs, sysfs, store);
+                       RunRdmaLadder(rdma, tcp.secret, tcp.port, self, peer, procfs, sysfs, &stop,
+                                     store);
                      }});
   }
   if (!storage.directory.empty()) {

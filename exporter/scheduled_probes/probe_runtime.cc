@@ -224,8 +224,9 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(),
                                           token.cancel_flag(), store_);
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
-        ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
-                                          self, peer, root_.procfs(), root_.sysfs(), store_);
+        ProbeOutcome rdma =
+            RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port, self, peer,
+                          root_.procfs(), root_.sysfs(), token.cancel_flag(), store_);
         if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
       }
       Persist();

@@ -3,10 +3,10 @@
 #include <chrono>
 
 #include "active-probes/rdma/rdma_probe.h"
+#include "active-probes/rdma/rdma_report.h"
 #include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
 #include "common/log.h"
-#include "common/strings.h"
 
 namespace fabric {
 namespace {
@@ -15,11 +15,12 @@ double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The failure label: the RDMA probe's own "no-device:" / "no-active-port:"
-// prefixes, else the control channel's error kinds.
+// The failure label: the RDMA probe's own kinds (rdma_report.h: "no-device:",
+// "no-port:"), else the control channel's error kinds.
 std::string FailureReason(const Error& error) {
-  if (StartsWith(error.message, "no-device")) return "no_device";
-  if (StartsWith(error.message, "no-active-port")) return "no_active_port";
+  std::string kind = probe::RdmaErrorKind(error);
+  if (kind == "no-device") return "no_device";
+  if (kind == "no-port") return "no_active_port";
   return std::string(probe::ErrorKindName(probe::ErrorKindOf(error)));
 }
 
@@ -30,7 +31,7 @@ std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer) { return {{"rdma",
 ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string& secret,
                            uint16_t port, const FleetNode& self, const FleetNode& peer,
                            const std::string& procfs, const std::string& sysfs,
-                           ResultStore& store) {
+                           const std::atomic<bool>* stop, ResultStore& store) {
   probe::RdmaProbeOptions options;
   options.peer = {peer.address, port};
   options.bind_address = self.address;
@@ -45,6 +46,7 @@ ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string
   options.busy_retries = 2;
   options.procfs = procfs;
   options.sysfs = sysfs;
+  options.stop = stop;
   const auto start = std::chrono::steady_clock::now();
   auto result = probe::RunRdmaProbe(options);
   ProbeRecord record;
@@ -52,6 +54,11 @@ ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string
   record.timestamp_seconds = WallSeconds();
   record.duration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!result.ok() && probe::ErrorKindOf(result.error()) == probe::ProbeErrorKind::kInterrupted) {
+    // Shutdown: a cut-short run is no result and no failure of the peer.
+    log::Info("rdma probe interrupted", {{"peer", peer.name}});
+    return ProbeOutcome::kFailure;
+  }
   if (!result.ok()) {
     record.failure_reason = FailureReason(result.error());
     record.failure_detail = result.error().message;
@@ -74,6 +81,9 @@ ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string
                      {"congested", result->congested}};
   record.info["device"] = result->device;
   record.info["link_layer"] = result->link_layer;
+  // Whether the port's own byte counter agrees with the completions (not a
+  // verdict: true is the good state).
+  record.info["counters_consistent"] = result->counters_consistent ? "true" : "false";
   store.Record(std::move(record));
   return ProbeOutcome::kSuccess;
 }

@@ -4,6 +4,7 @@
 // never a number.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,11 @@ struct RdmaLadderSettings {
 
 std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer);
 
+// Setting `stop` (may be null) ends the run within ~50 ms; an interrupted run
+// records nothing.
 ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string& secret,
                            uint16_t port, const FleetNode& self, const FleetNode& peer,
-                           const std::string& procfs, const std::string& sysfs, ResultStore& store);
+                           const std::string& procfs, const std::string& sysfs,
+                           const std::atomic<bool>* stop, ResultStore& store);
 
 }  // namespace fabric

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "active-probes/rdma/rdma_probe.h"
+#include "active-probes/rdma/rdma_report.h"
+#include "active-probes/rdma/rdma_session.h"
 #include "active-probes/responder/responder.h"
 #include "tests/unit/active-probes/rdma/fake_rdma_backend.h"
 
@@ -176,9 +178,11 @@ TEST_F(RdmaControlTest, ResponderWithDownPortSaysSo) {
   StartResponder(true, FixtureSys("loopback-down"));
   auto r = RunRdmaProbe(Options(), probe_backend_);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind("rejected: the responder's RDMA device has no active port", 0),
+  // The same kind as our own port down (exit 10, the rung's no_active_port).
+  EXPECT_EQ(r.error().message.rfind("no-port: the responder's RDMA device has no active port", 0),
             0u)
       << r.error().message;
+  EXPECT_EQ(RdmaErrorKind(r.error()), "no-port");
   EXPECT_EQ(backend_.fabric.regions_registered, 0);
 }
 
