@@ -111,7 +111,13 @@ def api(base, path, **params):
         with urllib.request.urlopen(url, timeout=10) as r:
             return json.load(r)
     except urllib.error.HTTPError as e:
-        return json.load(e)
+        # A query error carries Prometheus' JSON error body; a server still
+        # starting answers 503 with plain text. Both mean "not ready yet".
+        body = e.read()
+        try:
+            return json.loads(body)
+        except ValueError:
+            return {'status': 'error', 'error': f'HTTP {e.code}: {body[:200]!r}'}
     except (urllib.error.URLError, ConnectionError) as e:  # not listening yet
         return {'status': 'error', 'error': str(e)}
 
