@@ -86,7 +86,8 @@ def main():
     modes = args.modes.split(",")
     version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{version} vs {args.probe}; path {args.path}; {args.runs} alternating runs of "
-          f"{args.duration} s (+{args.warmup} s warm-up); size {args.size}")
+          f"{args.duration} s (+{args.warmup} s warm-up); size {args.size}; load average "
+          f"{' '.join(open('/proc/loadavg').read().split()[:3])}")
     read_file = os.path.join(args.path, "fio.read")
     if any(m in ("read", "randread") for m in modes):
         subprocess.run(["fio", "--name=layout", f"--filename={read_file}", "--rw=write",
@@ -105,8 +106,10 @@ def main():
                 ratios.append(bw / fbw)
                 our_cpu.append(cpu)
                 fio_cpu.append(fcpu)
+                load = open("/proc/loadavg").read().split()[0]
                 print(f"  {mode:9s} probe {bw / 1e6:9.1f} MB/s  fio {fbw / 1e6:9.1f} MB/s  "
-                      f"ratio {bw / fbw:.3f}", flush=True)
+                      f"ratio {bw / fbw:.3f}  CPU s/GB {cpu:.4f} / {fcpu:.4f}  load {load}",
+                      flush=True)
             rows.append((mode, MODES[mode][0], MODES[mode][1], statistics.median(ours),
                          statistics.median(theirs), statistics.median(ratios),
                          statistics.median(our_cpu), statistics.median(fio_cpu)))

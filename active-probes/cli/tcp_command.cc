@@ -49,10 +49,11 @@ int RunTcpCommand(int argc, char** argv) {
   flags.AddString("direction", "DIR", "send (we send), receive (the responder sends) or both",
                   "send");
   flags.AddString("mode", "MODE",
-                  "Sender: sendfile (from a memfd), copy (write from userspace) or zerocopy "
-                  "(MSG_ZEROCOPY)",
+                  "Sender: sendfile (from a page-cache file), copy (write from userspace) or "
+                  "zerocopy (MSG_ZEROCOPY)",
                   "sendfile");
-  flags.AddString("block", "BYTES", "Bytes per send call (and receive buffer)", "256K");
+  flags.AddString("block", "BYTES", "Bytes per send call", "256K");
+  flags.AddString("recv-block", "BYTES", "Bytes per receive call, both sides (0 = 128K)", "0");
   flags.AddString("sweep", "N,N,...", "Run these stream counts in turn and find saturation", "");
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddString("sndbuf", "BYTES", "SO_SNDBUF on our data sockets (0 = autotune)", "0");
@@ -99,6 +100,7 @@ int RunTcpCommand(int argc, char** argv) {
   auto direction = ParseDirection(flags.GetString("direction"));
   auto mode = ParseSendMode(flags.GetString("mode"));
   auto block = ParseBytesFlag("block", flags.GetString("block"));
+  auto recv_block = ParseBytesFlag("recv-block", flags.GetString("recv-block"));
   auto sndbuf = ParseBytesFlag("sndbuf", flags.GetString("sndbuf"));
   auto rcvbuf = ParseBytesFlag("rcvbuf", flags.GetString("rcvbuf"));
   auto peer_rcvbuf = ParseBytesFlag("peer-rcvbuf", flags.GetString("peer-rcvbuf"));
@@ -109,20 +111,24 @@ int RunTcpCommand(int argc, char** argv) {
        {streams.ok() ? nullptr : &streams.error(), duration.ok() ? nullptr : &duration.error(),
         warmup.ok() ? nullptr : &warmup.error(), direction.ok() ? nullptr : &direction.error(),
         mode.ok() ? nullptr : &mode.error(), block.ok() ? nullptr : &block.error(),
-        sndbuf.ok() ? nullptr : &sndbuf.error(), rcvbuf.ok() ? nullptr : &rcvbuf.error(),
-        peer_rcvbuf.ok() ? nullptr : &peer_rcvbuf.error(),
+        recv_block.ok() ? nullptr : &recv_block.error(), sndbuf.ok() ? nullptr : &sndbuf.error(),
+        rcvbuf.ok() ? nullptr : &rcvbuf.error(), peer_rcvbuf.ok() ? nullptr : &peer_rcvbuf.error(),
         peer_sndbuf.ok() ? nullptr : &peer_sndbuf.error(),
         timeout.ok() ? nullptr : &timeout.error(), retries.ok() ? nullptr : &retries.error()}) {
     if (e != nullptr) return fail(e->message);
   }
   if (duration->count() < 100) return fail("--duration: at least 100ms");
   if (*block < 1024 || *block > (4u << 20)) return fail("--block: from 1K to 4M");
+  if (*recv_block != 0 && (*recv_block < 1024 || *recv_block > (4u << 20))) {
+    return fail("--recv-block: 0 or from 1K to 4M");
+  }
   o.streams = static_cast<uint32_t>(*streams);
   o.duration = *duration;
   o.warmup = *warmup;
   o.direction = *direction;
   o.mode = *mode;
   o.block = static_cast<uint32_t>(*block);
+  o.recv_block = static_cast<uint32_t>(*recv_block);
   o.sndbuf = static_cast<int>(std::min<uint64_t>(*sndbuf, 1u << 30));
   o.rcvbuf = static_cast<int>(std::min<uint64_t>(*rcvbuf, 1u << 30));
   o.peer_rcvbuf = static_cast<uint32_t>(std::min<uint64_t>(*peer_rcvbuf, 1u << 30));

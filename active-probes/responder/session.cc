@@ -125,7 +125,7 @@ Session::Outcome Session::Run() {
     return Reject("duration-over-limit:" + std::to_string(options_.max_duration.count()) + "ms");
   }
   if (req->block == 0 || req->block > (4u << 20)) return Reject("block-out-of-range");
-  auto payload = Payload::Create(req->block);
+  auto payload = Payload::Create(req->block, req->down > 0 ? req->mode : SendMode::kCopy);
   if (!payload.ok()) return Fail(payload.error().message);
 
   {
@@ -151,7 +151,7 @@ Session::Outcome Session::Run() {
 
   // Per-session byte limit, split over the streams that carry payload.
   uint64_t per_stream_limit = options_.max_bytes == 0 ? 0 : options_.max_bytes / req->total();
-  StreamSet streams(*payload, req->mode, per_stream_limit);
+  StreamSet streams(*payload, req->mode, per_stream_limit, req->recv_block);
   std::vector<StreamSpec> specs;
   std::vector<bool> send;
   std::vector<int> cpus = options_.pin ? AllowedCpus() : std::vector<int>{};

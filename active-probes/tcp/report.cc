@@ -97,6 +97,8 @@ std::string ResultToJson(const TcpProbeResult& r) {
   const SelfChecks& c = r.checks;
   return "{\"peer\":" + JsonString(r.peer) + ",\"streams\":" + std::to_string(r.streams) +
          ",\"direction\":" + JsonString(r.direction) + ",\"mode\":" + JsonString(r.mode) +
+         ",\"block_bytes\":" + std::to_string(r.block) +
+         ",\"recv_block_bytes\":" + std::to_string(r.recv_block) +
          ",\"duration_seconds\":" + JsonNumber(r.duration_seconds) +
          ",\"warmup_seconds\":" + JsonNumber(r.warmup_seconds) +
          ",\"bytes\":" + std::to_string(r.bytes) +
@@ -130,9 +132,12 @@ std::string SweepToJson(const SweepResult& s) {
 
 std::string ResultToTable(const TcpProbeResult& r) {
   std::string out;
-  Line(out, "peer %s  streams %u  direction %s  mode %s  window %.2f s (warm-up %.2f s excluded)\n",
-       r.peer.c_str(), r.streams, r.direction.c_str(), r.mode.c_str(),
-       r.directions.empty() ? 0.0 : r.directions[0].window_seconds, r.warmup_seconds);
+  Line(out,
+       "peer %s  streams %u  direction %s  mode %s  block %u KiB (receives %u KiB)  window %.2f s "
+       "(warm-up %.2f s excluded)\n",
+       r.peer.c_str(), r.streams, r.direction.c_str(), r.mode.c_str(), r.block / 1024,
+       r.recv_block / 1024, r.directions.empty() ? 0.0 : r.directions[0].window_seconds,
+       r.warmup_seconds);
   Line(out, "%-8s %12s %10s %10s %10s %8s %9s %7s %6s %6s %5s\n", "dir", "bytes", "Gbit/s",
        "min/strm", "med/strm", "max/strm", "retrans", "rtt_us", "rwnd%", "sbuf%", "mss");
   for (const auto& d : r.directions) {

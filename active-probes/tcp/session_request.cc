@@ -8,6 +8,7 @@ Message RequestToMessage(const SessionRequest& r) {
   m.Set("up", r.up).Set("down", r.down).Set("duration_ms", r.duration_ms);
   m.Set("warmup_ms", r.warmup_ms).Set("mode", std::string(SendModeName(r.mode)));
   m.Set("block", r.block).Set("rcvbuf", r.peer_rcvbuf).Set("sndbuf", r.peer_sndbuf);
+  m.Set("rblock", r.recv_block);
   return m;
 }
 
@@ -31,6 +32,13 @@ Result<SessionRequest> RequestFromMessage(const Message& m) {
     if (*v > f.max) return MakeError(std::string("TEST: ") + f.key + " out of range");
     if (f.wide) *f.wide = *v;
     if (f.narrow) *f.narrow = static_cast<uint32_t>(*v);
+  }
+  // Optional: requesters before it was added do not send it (0: the default).
+  if (m.Get("rblock")) {
+    auto v = m.Uint("rblock");
+    if (!v.ok()) return Unexpected{v.error()};
+    if (*v > (4u << 20) || (*v != 0 && *v < 1024)) return MakeError("TEST: rblock out of range");
+    r.recv_block = static_cast<uint32_t>(*v);
   }
   auto mode = ParseSendMode(m.Get("mode").value_or(""));
   if (!mode.ok()) return Unexpected{mode.error()};

@@ -17,6 +17,7 @@ struct SessionRequest {
   uint64_t warmup_ms = 0;
   SendMode mode = SendMode::kSendfile;  // the responder's sender mode
   uint32_t block = 0;
+  uint32_t recv_block = 0;   // bytes per receive call on the responder; 0 = its default
   uint32_t peer_rcvbuf = 0;  // SO_RCVBUF the responder sets on its data sockets; 0 = autotune
   uint32_t peer_sndbuf = 0;
 

@@ -1,16 +1,21 @@
 #include "active-probes/tcp/stream_io.h"
 
+#include <fcntl.h>
 #include <linux/errqueue.h>
+#include <linux/magic.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/vfs.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace fabric::probe {
 namespace {
@@ -73,24 +78,68 @@ Result<SendMode> ParseSendMode(std::string_view s) {
   return MakeError("unknown sender mode \"" + std::string(s) + "\" (sendfile, copy, zerocopy)");
 }
 
-Result<std::shared_ptr<Payload>> Payload::Create(size_t block_bytes) {
+namespace {
+
+// sendfile() splices the payload's pages into the socket. From a disk
+// filesystem's page cache the kernel looks them up in batches
+// (filemap_splice_read); from shmem (a memfd, tmpfs) one page at a time, with
+// a folio lock and unlock each (shmem_file_splice_read): on loopback that
+// lookup was 12-16% of the sending thread's CPU, against 7-9% for iperf3 -Z,
+// whose file is in /tmp (perf record; docs/performance.md). So: an unnamed
+// O_TMPFILE on the first writable non-tmpfs directory, else a memfd. The file
+// is written with one pwrite (a full disk fails here, with an error, rather
+// than with SIGBUS through a mapping; and ext4 then keeps it in large folios,
+// fewer to look up) and is never linked, so it goes when the last descriptor
+// closes.
+UniqueFd OpenPageCacheFile(size_t bytes) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  for (const char* dir : {tmpdir, "/var/tmp", "/tmp"}) {
+    if (dir == nullptr || *dir == '\0') continue;
+    UniqueFd fd(open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (!fd.valid()) continue;
+    struct statfs fs {};
+    if (fstatfs(fd.get(), &fs) != 0 || fs.f_type == TMPFS_MAGIC) continue;
+    if (ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) continue;
+    return fd;
+  }
+  return UniqueFd();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Payload>> Payload::Create(size_t block_bytes, SendMode mode) {
   std::shared_ptr<Payload> p(new Payload());
   p->block_ = block_bytes;
   // One block, re-sent every call: its few pages stay cache-hot, so on
   // loopback and veth the receiver's copy is not slowed by a cold source (what
   // iperf3 -Z does with its one-block file). Contents never matter.
   p->size_ = block_bytes;
-  p->fd_.Reset(memfd_create("fabric_probe_payload", MFD_CLOEXEC));
-  if (!p->fd_.valid()) return MakeError(std::string("memfd_create: ") + std::strerror(errno));
-  if (ftruncate(p->fd_.get(), static_cast<off_t>(p->size_)) != 0) {
-    return MakeError(std::string("ftruncate memfd: ") + std::strerror(errno));
+  if (mode == SendMode::kSendfile) p->fd_ = OpenPageCacheFile(p->size_);
+  p->page_cache_ = p->fd_.valid();
+  if (!p->fd_.valid()) {
+    p->fd_.Reset(memfd_create("fabric_probe_payload", MFD_CLOEXEC));
+    if (!p->fd_.valid()) return MakeError(std::string("memfd_create: ") + std::strerror(errno));
+    if (ftruncate(p->fd_.get(), static_cast<off_t>(p->size_)) != 0) {
+      return MakeError(std::string("ftruncate memfd: ") + std::strerror(errno));
+    }
   }
-  void* m = mmap(nullptr, p->size_, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd_.get(), 0);
-  if (m == MAP_FAILED) return MakeError(std::string("mmap memfd: ") + std::strerror(errno));
-  p->data_ = static_cast<char*>(m);
   // Non-zero, non-repeating-page content, so nothing along the path can
   // shortcut zero pages.
-  for (size_t i = 0; i < p->size_; ++i) p->data_[i] = static_cast<char>((i * 131 + i / 4096) | 1);
+  std::vector<char> content(p->size_);
+  for (size_t i = 0; i < p->size_; ++i) content[i] = static_cast<char>((i * 131 + i / 4096) | 1);
+  for (size_t done = 0; done < p->size_;) {
+    ssize_t n =
+        pwrite(p->fd_.get(), content.data() + done, p->size_ - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return MakeError(std::string("writing the payload: ") +
+                       (n < 0 ? std::strerror(errno) : "no progress"));
+    }
+    done += static_cast<size_t>(n);
+  }
+  void* m = mmap(nullptr, p->size_, PROT_READ, MAP_SHARED, p->fd_.get(), 0);
+  if (m == MAP_FAILED) return MakeError(std::string("mmap payload: ") + std::strerror(errno));
+  p->data_ = static_cast<char*>(m);
   return p;
 }
 
@@ -98,8 +147,12 @@ Payload::~Payload() {
   if (data_ != nullptr) munmap(data_, size_);
 }
 
-StreamSet::StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream)
-    : payload_(std::move(payload)), mode_(mode), max_bytes_(max_bytes_per_stream) {}
+StreamSet::StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream,
+                     uint32_t recv_block)
+    : payload_(std::move(payload)),
+      mode_(mode),
+      max_bytes_(max_bytes_per_stream),
+      recv_block_(recv_block != 0 ? recv_block : kDefaultRecvBlock) {}
 
 StreamSet::~StreamSet() {
   Abort();
@@ -140,6 +193,7 @@ void StreamSet::Run(Worker& w) {
   } else {
     RunReceiver(w);
   }
+  w.counters.cpu_seconds_at_exit.store(ThreadCpuSeconds(pthread_self()), std::memory_order_relaxed);
   w.counters.done.store(true, std::memory_order_release);
 }
 
@@ -155,7 +209,7 @@ void StreamSet::RunSender(Worker& w) {
     switch (mode_) {
       case SendMode::kSendfile:
         offset = 0;
-        n = sendfile(fd, payload_->memfd(), &offset, block);
+        n = sendfile(fd, payload_->file(), &offset, block);
         break;
       case SendMode::kCopy:
         n = send(fd, payload_->data(), block, MSG_NOSIGNAL);
@@ -193,7 +247,7 @@ void StreamSet::RunSender(Worker& w) {
 
 void StreamSet::RunReceiver(Worker& w) {
   const int fd = w.spec.fd.get();
-  std::vector<char> buf(std::max<size_t>(payload_->block(), 128 * 1024));
+  std::vector<char> buf(recv_block_);
   StreamCounters& c = w.counters;
   for (;;) {
     ssize_t n = recv(fd, buf.data(), buf.size(), 0);
@@ -217,8 +271,14 @@ std::vector<StreamSnapshot> StreamSet::Snapshot() const {
   for (const auto& w : workers_) {
     StreamSnapshot s;
     s.bytes = w->counters.bytes.load(std::memory_order_relaxed);
-    if (!w->counters.done.load(std::memory_order_acquire)) {
+    // A receiver can see the peer's FIN before this side's window edge; a
+    // finished thread's clock cannot be read (ThreadCpuSeconds returns 0).
+    const StreamCounters& c = w->counters;
+    if (!c.done.load(std::memory_order_acquire)) {
       s.thread_cpu_seconds = ThreadCpuSeconds(const_cast<std::thread&>(w->thread).native_handle());
+    }
+    if (s.thread_cpu_seconds == 0 && c.done.load(std::memory_order_acquire)) {
+      s.thread_cpu_seconds = c.cpu_seconds_at_exit.load(std::memory_order_relaxed);
     }
     s.tcp = SampleTcpInfo(w->spec.fd.get());
     s.zc_sends = w->counters.zc_sends.load(std::memory_order_relaxed);

@@ -130,6 +130,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   req.warmup_ms = static_cast<uint64_t>(o.warmup.count());
   req.mode = o.mode;
   req.block = o.block;
+  req.recv_block = o.recv_block;
   req.peer_rcvbuf = o.peer_rcvbuf;
   req.peer_sndbuf = o.peer_sndbuf;
   if (auto s = control.Write(RequestToMessage(req), idle()); !s.ok()) return Unexpected{s.error()};
@@ -149,7 +150,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   }
   std::string token = *accept->Get("token");
 
-  auto payload = Payload::Create(o.block);
+  auto payload = Payload::Create(o.block, up ? o.mode : SendMode::kCopy);
   if (!payload.ok()) return Unexpected{payload.error()};
   std::string iface = InterfaceForAddress(LocalAddress(control.fd()));
   std::vector<int> cpus = ChooseCpus(o, iface);
@@ -180,7 +181,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
     return MakeError("refused: responder did not start the streams" +
                      (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
   }
-  StreamSet streams(*payload, o.mode, 0);
+  StreamSet streams(*payload, o.mode, 0, o.recv_block);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
 
   // Returning destroys the StreamSet, which shuts its sockets and joins.
@@ -220,6 +221,8 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   r.streams = o.streams;
   r.direction = std::string(DirectionName(o.direction));
   r.mode = std::string(SendModeName(o.mode));
+  r.block = o.block;
+  r.recv_block = o.recv_block != 0 ? o.recv_block : kDefaultRecvBlock;
   r.duration_seconds = std::chrono::duration<double>(o.duration).count();
   r.warmup_seconds = std::chrono::duration<double>(o.warmup).count();
   if (up) r.directions.push_back(Combine("send", *remote, local, 0, req.up));

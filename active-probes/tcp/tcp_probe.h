@@ -31,9 +31,13 @@ struct TcpProbeOptions {
   std::chrono::milliseconds warmup{1000};
   Direction direction = Direction::kSend;
   SendMode mode = SendMode::kSendfile;
-  // Bytes per send call and receive buffer: 256 KiB used less CPU per byte
-  // than 128 KiB (iperf3's default) and than 1 MiB in our loopback runs.
+  // Bytes per send call: 256 KiB used less CPU per byte than 128 KiB
+  // (iperf3's default) and than 1 MiB in our loopback runs.
   uint32_t block = 256 * 1024;
+  // Bytes per receive call, on both sides; 0: kDefaultRecvBlock (128 KiB).
+  // Receives used to be max(block, 128 KiB), which slowed large send blocks
+  // down at the receiver (docs/performance.md).
+  uint32_t recv_block = 0;
   int sndbuf = 0;  // our data sockets; 0 = autotune
   int rcvbuf = 0;
   uint32_t peer_rcvbuf = 0;  // asked of the responder; 0 = its default
@@ -125,6 +129,8 @@ struct TcpProbeResult {
   uint32_t streams = 0;
   std::string direction;
   std::string mode;
+  uint32_t block = 0;       // bytes per send call
+  uint32_t recv_block = 0;  // bytes per receive call
   double duration_seconds = 0;
   double warmup_seconds = 0;
   std::vector<DirectionResult> directions;

@@ -73,7 +73,7 @@ SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector
     StreamWindow w;
     w.send = i < send.size() && send[i];
     w.bytes = y.bytes - x.bytes;
-    // A thread that finished before the edge reads 0; never go negative.
+    // Never go negative (a thread's clock that could not be read is 0).
     w.thread_cpu_seconds = y.thread_cpu_seconds > x.thread_cpu_seconds
                                ? y.thread_cpu_seconds - x.thread_cpu_seconds
                                : 0;

@@ -46,13 +46,26 @@ TEST(SessionRequestTest, RoundTripAndLimits) {
   r.mode = SendMode::kZerocopy;
   r.block = 131072;
   r.peer_rcvbuf = 4096;
+  r.recv_block = 65536;
   auto back = RequestFromMessage(RequestToMessage(r));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->total(), 6u);
   EXPECT_EQ(back->mode, SendMode::kZerocopy);
   EXPECT_EQ(back->peer_rcvbuf, 4096u);
+  EXPECT_EQ(back->recv_block, 65536u);
+  // A request from a requester that predates rblock leaves the responder's default.
+  Message old = RequestToMessage(r);
+  old.fields.erase("rblock");
+  auto old_back = RequestFromMessage(old);
+  ASSERT_TRUE(old_back.ok()) << old_back.error().message;
+  EXPECT_EQ(old_back->recv_block, 0u);
   Message bad = RequestToMessage(r);
   bad.Set("up", "99999999999");
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+  bad = RequestToMessage(r);
+  bad.Set("rblock", std::to_string(8u << 20));
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+  bad.Set("rblock", "100");  // one receive call per 100 bytes: refused
   EXPECT_FALSE(RequestFromMessage(bad).ok());
   bad = RequestToMessage(r);
   bad.Set("mode", "splice");

@@ -1,0 +1,95 @@
+// The data path's pieces: the payload file each sender mode gets, and the
+// per-stream CPU time a finished stream thread still reports.
+#include "active-probes/tcp/stream_io.h"
+
+#include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace fabric::probe {
+namespace {
+
+bool OnTmpfs(int fd) {
+  struct statfs fs {};
+  EXPECT_EQ(fstatfs(fd, &fs), 0);
+  return fs.f_type == TMPFS_MAGIC;
+}
+
+TEST(PayloadTest, SendfileFileIsUnnamedAndItsKindIsWhatItIs) {
+  auto p = Payload::Create(256 * 1024, SendMode::kSendfile);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  struct stat st {};
+  ASSERT_EQ(fstat((*p)->file(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 0u);  // never linked: gone when the last descriptor closes
+  EXPECT_EQ(static_cast<size_t>(st.st_size), 256u * 1024);
+  // A page cache file where a disk filesystem was writable, else shmem; the
+  // reported kind must match the file's filesystem either way.
+  EXPECT_EQ((*p)->file_kind(), OnTmpfs((*p)->file()) ? "shmem" : "page cache");
+}
+
+TEST(PayloadTest, CopyModeUsesShmemAndFileAndMappingHoldTheSameBytes) {
+  auto p = Payload::Create(64 * 1024 + 100, SendMode::kCopy);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ((*p)->file_kind(), "shmem");
+  EXPECT_TRUE(OnTmpfs((*p)->file()));
+  std::vector<char> back((*p)->size());
+  ASSERT_EQ(pread((*p)->file(), back.data(), back.size(), 0), static_cast<ssize_t>(back.size()));
+  EXPECT_EQ(std::memcmp(back.data(), (*p)->data(), back.size()), 0);
+  // Non-zero, and no two pages alike.
+  EXPECT_NE((*p)->data()[0], 0);
+  EXPECT_NE(std::memcmp((*p)->data(), (*p)->data() + 4096, 4096), 0);
+}
+
+TEST(PayloadTest, FallsBackToShmemWhenNoDirectoryIsUsable) {
+  const char* saved = std::getenv("TMPDIR");
+  std::string old = saved ? saved : "";
+  // TMPDIR is tried first; a missing one is skipped, and the result is still a
+  // working payload of the right size.
+  setenv("TMPDIR", "/nonexistent-fabric-probe-dir", 1);
+  auto p = Payload::Create(4096, SendMode::kSendfile);
+  if (saved) {
+    setenv("TMPDIR", old.c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  struct stat st {};
+  ASSERT_EQ(fstat((*p)->file(), &st), 0);
+  EXPECT_EQ(st.st_size, 4096);
+}
+
+// A receiver that sees the end of its stream before the window's last edge
+// still reports the CPU it used (its clock cannot be read once it is done).
+TEST(StreamSetTest, FinishedReceiverKeepsItsCpuTime) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd writer(sv[1]);
+  auto payload = Payload::Create(128 * 1024, SendMode::kCopy);
+  ASSERT_TRUE(payload.ok());
+  StreamSet set(*payload, SendMode::kCopy, 0);
+  std::vector<StreamSpec> specs(1);
+  specs[0].fd = UniqueFd(sv[0]);
+  specs[0].send = false;
+  ASSERT_TRUE(set.Start(std::move(specs)).ok());
+  std::vector<char> chunk(64 * 1024, 'x');
+  for (int i = 0; i < 256; ++i) {
+    ASSERT_EQ(write(writer.get(), chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
+  }
+  writer.Reset();  // EOF: the receiver ends
+  set.Join(std::chrono::milliseconds(10000));
+  std::vector<StreamSnapshot> s = set.Snapshot();  // joined: only the recorded value is left
+  EXPECT_EQ(s[0].bytes, 256u * 64 * 1024);
+  EXPECT_GT(s[0].thread_cpu_seconds, 0);
+}
+
+}  // namespace
+}  // namespace fabric::probe
