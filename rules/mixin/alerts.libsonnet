@@ -12,6 +12,9 @@ local qe(format, keys, fmt='humanize') =
 local q(metric, keys, fmt='humanize', fixed='') =
   qe('%s{%s%s}' % [metric, if fixed == '' then '' else fixed + ',', lq(keys)], keys, fmt);
 local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ end }}';
+// The data flow a (instance, target, direction) result measures, in words: a receive result
+// is data from the target to the instance.
+local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} to {{ $labels.instance }}{{ else if eq $labels.direction "send" }}from {{ $labels.instance }} to {{ $labels.target }}{{ else }}between {{ $labels.instance }} and {{ $labels.target }}{{ end }}';
 
 {
   local c = $._config,
@@ -30,6 +33,13 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
   local uncontended = 'instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max',
   local line = q('instance:fabric_line_rate_bytes_per_second:max', ['instance']),
 
+  local clean = 'instance_target_direction:fabric_probe_clean_throughput_bytes_per_second:max',
+  local pathFraction = 'instance_target_direction:fabric_probe_path_fraction:max',
+  local sent = 'instance_target_application:fabric_flows_sent_goodput_bytes_per_second:sum',
+  local sentFlows = 'instance_target_application:fabric_flows_sent_bulk_flows:sum',
+  local latencyBound = 'instance_target:fabric_storage_latency_bound:max',
+  local rungs = 'probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write"',
+
   prometheusRules+:: {
     groups+: [{
       name: 'fabric-ladder.helpers',
@@ -47,17 +57,27 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
         ||| % c,
       }, {
         // Probe results that did not share their path with other traffic: a
-        // contended run measured a share, not the path. (cpu_bound runs stay:
-        // the flag is also set whenever a host core was busy, which says
-        // little about a path's result half below its peers'.)
+        // contended run measured a share, not the path. cpu_bound runs stay: what
+        // the node could do is what regressed when a node became CPU-bound.
         record: uncontended,
         expr: |||
           max by (instance, target, direction, probe) (
-            fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write"}
+            fabric_probe_throughput_bytes_per_second{%(selector)s, %(rungs)s}
             unless on (instance, probe, target, direction)
               (fabric_probe_verdict{%(selector)s, verdict="contended"} == 1)
           )
-        ||| % c,
+        ||| % (c { rungs: rungs }),
+      }, {
+        // Probe results no harness limit touched (neither cpu_bound nor contended): the only
+        // ones a cause alert may judge a path by.
+        record: clean,
+        expr: |||
+          max by (instance, target, direction, probe) (
+            fabric_probe_throughput_bytes_per_second{%(selector)s, %(rungs)s}
+            unless on (instance, probe, target, direction)
+              (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended"} == 1)
+          )
+        ||| % (c { rungs: rungs }),
       }, {
         // Local line rate over the peer's (both from their own exporters).
         record: 'instance_target:fabric_path_speed_ratio:max',
@@ -72,6 +92,85 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
               )
           )
         |||,
+      }, {
+        // The slower end's line rate: what a path can carry at most.
+        record: 'instance_target:fabric_path_line_rate_bytes_per_second:min',
+        expr: |||
+          min by (instance, target) (
+            label_replace(
+              instance_peer:fabric_fleet_peer:info
+              * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max,
+              "end", "local", "", ""
+            )
+            or
+            label_replace(
+              instance_peer:fabric_fleet_peer:info * 0
+              + on (target) group_left ()
+                label_replace(
+                  max by (node) (instance:fabric_line_rate_bytes_per_second:max),
+                  "target", "$1", "node", "(.+)"
+                ),
+              "end", "peer", "", ""
+            )
+          )
+        |||,
+      }, {
+        // Each clean multi-stream result as a fraction of what the path can carry: its line
+        // rate (the slower end's), or where a line rate is unknown (veth, many virtio NICs)
+        // the best clean result in that direction. Paths of different speeds compare fairly.
+        record: pathFraction,
+        expr: |||
+          (
+            %(clean)s{probe="tcp_multi"}
+            / on (instance, target) group_left () instance_target:fabric_path_line_rate_bytes_per_second:min
+          )
+          or
+          (
+            %(clean)s{probe="tcp_multi"}
+            / on (direction) group_left () max by (direction) (%(clean)s{probe="tcp_multi"})
+          )
+        ||| % { clean: clean },
+      }, {
+        // Real bulk data this node sends to each fleet peer, per application (the probe's own
+        // sockets left out: they are the ladder, not a transfer).
+        record: sent,
+        expr: |||
+          sum by (instance, target, application) (
+            fabric_flows_goodput_bytes_per_second{%(selector)s, limiter!="remote_sender", application!="fabric_probe"}
+            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+          )
+        ||| % c,
+      }, {
+        record: sentFlows,
+        expr: |||
+          sum by (instance, target, application) (
+            fabric_flows_bulk_flows{%(selector)s, limiter!="remote_sender", application!="fabric_probe"}
+            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+          )
+        ||| % c,
+      }, {
+        // Shape 12's evidence per storage directory: a depth-1 run slow per I/O (latency, not
+        // bandwidth) while the loaded run moved several times more.
+        record: latencyBound,
+        expr: |||
+          max by (instance, target) (
+            label_replace(
+              fabric_probe_latency_p50_seconds{%(selector)s, probe=~"storage_(read|write)_depth1"}
+              >= %(storageLatencySeconds)s,
+              "rung", "$1", "probe", "(storage_(?:read|write))_depth1"
+            )
+            and on (instance, target, rung)
+              label_replace(
+                fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_(read|write)"},
+                "rung", "$1", "probe", "(.+)"
+              )
+              >= on (instance, target, rung) group_left ()
+                %(storageLatencyGain)s * label_replace(
+                  fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_(read|write)_depth1"},
+                  "rung", "$1", "probe", "(storage_(?:read|write))_depth1"
+                )
+          ) * 0 + 1
+        ||| % c,
       }],
     }],
   },
@@ -131,32 +230,44 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
       {
         name: 'fabric-ladder.host',
         rules: [
-          // Shape 1.
+          // Shape 1: the bandwidth-delay product against every buffer cap. tcp_rmem/tcp_wmem
+          // bound autotuning; net.core.rmem_max/wmem_max bound what an application asks for
+          // with SO_RCVBUF/SO_SNDBUF (the field's case: tcp_* tuned, core.* at 208 KB).
           alert('FabricSocketBufferBelowBdp', 'warning', |||
-            max by (instance, target) (fabric_probe_rtt_seconds{%(selector)s, probe=~"tcp_multi|tcp_single"})
-            * on (instance) group_left (node) instance:fabric_line_rate_bytes_per_second:max
-            * %(bdpFactor)s
-            > on (instance) group_left ()
-              min by (instance) (
-                label_replace(fabric_sockbuf_tcp_rmem_bytes{%(selector)s, bound="max"}, "sysctl", "tcp_rmem", "", "")
-                or label_replace(fabric_sockbuf_tcp_wmem_bytes{%(selector)s, bound="max"}, "sysctl", "tcp_wmem", "", "")
-              )
-          ||| % c, 'TCP socket buffers are smaller than the bandwidth-delay product.',
-                'Line rate x RTT from %s to {{ $labels.target }} is {{ $value | humanize1024 }}B, but the smallest of tcp_rmem/tcp_wmem max is %sB: one TCP connection cannot keep the link full.' % [node, qe('min(label_replace(fabric_sockbuf_tcp_rmem_bytes{bound="max",instance=%q},"s","r","","") or label_replace(fabric_sockbuf_tcp_wmem_bytes{bound="max",instance=%q},"s","w","",""))', ['instance', 'instance'], 'humanize1024')]),
-          // Shape 10.
+            max by (instance) (
+              max by (instance, target) (fabric_probe_rtt_seconds{%(selector)s, probe=~"tcp_multi|tcp_single"})
+              * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max
+            ) * %(bdpFactor)s
+            > on (instance)
+              min by (instance) (instance_sysctl:fabric_socket_buffer_max_bytes:max)
+          ||| % c, 'Socket buffers are smaller than the bandwidth-delay product.',
+                'Line rate x RTT on %s is {{ $value | humanize1024 }}B, but %s: a TCP connection limited by that buffer cannot keep the link full.' % [node, '{{ with printf `bottomk(1, instance_sysctl:fabric_socket_buffer_max_bytes:max{instance=%q})` $labels.instance | query }}{{ with first . }}{{ .Labels.sysctl }} is {{ .Value | humanize1024 }}B{{ end }}{{ else }}a socket buffer maximum is smaller{{ end }}']),
+          // Shape 10: the node's best clean-or-CPU-bound send against its best receive, with
+          // the same probe. Contended runs measured a share; paths whose route leaves through
+          // the wrong interface (shape 13) are left out: their send is the other NIC's speed.
           alert('FabricTransmitAsymmetry', 'warning', |||
-            max by (instance) (instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi", direction="send"})
-            / max by (instance) (instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi", direction="receive"})
+            max by (instance) (
+              %(u)s{probe="tcp_multi", direction="send"}
+              unless on (instance, target)
+                (max by (instance, target) (fabric_probe_egress_matches_expected{%(selector)s, probe="path"}) == 0)
+            )
+            / max by (instance) (%(clean)s{probe="tcp_multi", direction="receive"})
             < %(txRxRatio)s
-          ||| % c, 'A node transmits far slower than it receives.',
-                '{{ $labels.instance }} sends at {{ $value | humanizePercentage }} of the rate it receives with the same multi-stream probe: the transmit side (CPU, IRQ placement) of this node is the limit.'),
+          ||| % (c { u: uncontended, clean: clean }), 'A node transmits far slower than it receives.',
+                '{{ $labels.instance }} sends at {{ $value | humanizePercentage }} of the rate it receives with the same multi-stream probe (%s streams): its transmit side (CPU clock, IRQ placement) is the limit.%s' % [
+                  qe('max(fabric_probe_streams{probe="tcp_multi",direction="send",instance=%q})', ['instance'], 'printf "%.0f"'),
+                  '{{ with printf `max(fabric_probe_throughput_bytes_per_second{probe="tcp_multi_sweep",direction="send",instance=%q})` $labels.instance | query }} The stream sweep reached {{ . | first | value | humanize }}B/s with more streams: transmit from this node with more streams, or move it to faster cores.{{ end }}',
+                ]),
           alert('FabricTxPauseAboveFleetMedian', 'warning', |||
             instance:fabric_tx_pause_frames:increase1h
             > %(pauseMedianFactor)s * scalar(quantile(0.5, instance:fabric_tx_pause_frames:increase1h))
             and instance:fabric_tx_pause_frames:increase1h > %(pauseMinPerHour)s
           ||| % c, 'A node sends far more pause frames than the rest of the fleet.',
                 '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in the last hour, {{ with query "quantile(0.5, instance:fabric_tx_pause_frames:increase1h)" }}{{ . | first | value | humanize }}{{ end }} at the fleet median: its receive path cannot drain the NIC.'),
-          // Shape 15.
+          // Shape 15: pause frames sent, softnet squeezes and retransmits of the traffic coming
+          // in (counted by its senders: this node's receive-direction probe records carry the
+          // responder's sender-side TCP_INFO, and the peers' send records to it), with a
+          // clean PHY.
           alert('FabricReceiveBackpressure', 'warning', |||
             sum by (instance) (
               (
@@ -168,7 +279,23 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
             and on (instance)
               sum by (instance) (increase(fabric_softnet_time_squeeze_total{%(selector)s}[%(backpressureWindow)s])) > 0
             and on (instance)
-              sum by (instance) (increase(fabric_tcp_segments_retransmitted_total{%(selector)s}[%(backpressureWindow)s])) > %(backpressureRetransmitsMin)s
+              (
+                max by (instance) (
+                  fabric_probe_retransmits{%(selector)s, probe="tcp_multi", direction="receive"}
+                  / fabric_probe_window_seconds{%(selector)s, probe="tcp_multi", direction="receive"}
+                )
+                or
+                max by (instance) (
+                  label_replace(
+                    max by (target) (
+                      fabric_probe_retransmits{%(selector)s, probe="tcp_multi", direction="send"}
+                      / fabric_probe_window_seconds{%(selector)s, probe="tcp_multi", direction="send"}
+                    ),
+                    "node", "$1", "target", "(.+)"
+                  )
+                  * on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
+                )
+              ) > %(backpressureRetransmitsPerSecond)s
             and on (instance)
               sum by (instance) (
                 (
@@ -177,35 +304,70 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
                 )
                 * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
               ) == 0
-          ||| % c, 'The host receive path pushes back: TX pause, softnet squeeze and retransmits on a clean link.',
-                '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in %s while softnet ran out of budget and TCP retransmitted, with zero CRC errors on the fabric interface: the host, not the link, cannot drain received packets.' % c.backpressureWindow, for_='0m'),
+          ||| % c, 'The host receive path pushes back: TX pause, softnet squeeze and inbound retransmits on a clean link.',
+                '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in %s while softnet ran out of budget and the traffic sent to it was retransmitted, with zero CRC errors on the fabric interface: the host, not the link, cannot drain received packets. Check first where its receive path differs from its peers (IRQ and queue placement, NUMA, PCIe power management).' % c.backpressureWindow, for_='0m'),
         ],
       },
       {
         name: 'fabric-ladder.paths',
         rules: [
-          // Shape 2.
+          // Shape 2. One stream's ceiling is a property of TCP on the hardware (the ladder
+          // shows it); it is an alert only where it binds a real transfer: one flow at that
+          // ceiling, far below what parallel streams carry on the same path.
           alert('FabricSingleStreamCeiling', 'info', |||
-            instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_single"}
-            / on (instance, target, direction) group_left ()
-              max without (probe) (instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi"})
+            (
+              (%(sent)s and on (instance, target, application) (%(sentFlows)s == 1))
+              > %(transferMinBytesPerSecond)s
+            )
+            / on (instance, target) group_left ()
+              max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"})
             < %(singleStreamRatio)s
-          ||| % c, 'One TCP stream reaches only a fraction of the path.',
-                'One TCP stream from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) reaches {{ $value | humanizePercentage }} of the multi-stream ceiling (%sB/s): single-stream tools (scp, rsync, cp over NFS) are capped there.' % q('instance_target_direction:fabric_probe_throughput_bytes_per_second:max', pair, fixed='probe="tcp_multi"')),
-          // Shape 3.
+            and on (instance, target, application)
+              (
+                %(sent)s
+                / on (instance, target) group_left ()
+                  max by (instance, target) (%(u)s{probe="tcp_single", direction="send"})
+              ) >= %(singleStreamBindRatio)s
+          ||| % (c { u: uncontended, sent: sent, sentFlows: sentFlows }), 'A single-stream transfer runs at the per-stream ceiling.',
+                'A single {{ $labels.application }} stream from {{ $labels.instance }} to {{ $labels.target }} moves %sB/s, at the %sB/s one TCP stream reaches on this path but only {{ $value | humanizePercentage }} of the %sB/s parallel streams carry: transfer with parallel streams (nconnect, multiple rsync jobs).' % [
+                  qe('%s{instance=%%q,target=%%q,application=%%q}' % sent, ['instance', 'target', 'application']),
+                  qe('max(%s{probe="tcp_single",direction="send",instance=%%q,target=%%q})' % uncontended, ['instance', 'target']),
+                  qe('max(%s{probe="tcp_multi",direction="send",instance=%%q,target=%%q})' % uncontended, ['instance', 'target']),
+                ]),
+          // Shape 3: the multi-stream result is streams x the per-stream ceiling (the probe's
+          // stream_limited verdict) and the stream sweep it triggered reached more with more
+          // streams: the configured stream count, not the path, set the number.
           alert('FabricProbeStreamLimited', 'info', |||
-            fabric_probe_throughput_bytes_per_second{%(selector)s}
-            * on (instance, probe, target, direction) group_left ()
-              (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
-          ||| % c, 'A probe result is streams x the per-stream ceiling, not the path.',
-                'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} measured {{ $value | humanize }}B/s with %s streams: that is streams x the per-stream ceiling, so the path was not saturated. Sweep the stream count before trusting it.' % q('fabric_probe_streams', ['instance', 'probe', 'target', 'direction'], 'printf "%.0f"')),
-          // Shape 4.
+            count by (instance) (
+              fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_sweep"}
+              > on (instance, target, direction) group_left ()
+                %(sweepGain)s * fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi"}
+              and on (instance, target, direction)
+                (fabric_probe_verdict{%(selector)s, probe="tcp_multi", verdict="stream_limited"} == 1)
+              and on (instance, target, direction)
+                fabric_probe_streams{%(selector)s, probe="tcp_multi_sweep"}
+                > on (instance, target, direction) group_left ()
+                  fabric_probe_streams{%(selector)s, probe="tcp_multi"}
+            ) > 0
+          ||| % c, 'Multi-stream results plateau at streams x the per-stream ceiling.',
+                '{{ $value }} of {{ $labels.instance }}\'s multi-stream TCP results are %s streams x the per-stream ceiling; the stream sweep reached %sB/s with %s streams. Raise probes.tcp.streams (and the stream count of transfer tools) on this node.' % [
+                  qe('max(fabric_probe_streams{probe="tcp_multi",instance=%q})', ['instance'], 'printf "%.0f"'),
+                  qe('max(fabric_probe_throughput_bytes_per_second{probe="tcp_multi_sweep",instance=%q})', ['instance']),
+                  qe('max(fabric_probe_streams{probe="tcp_multi_sweep",instance=%q})', ['instance'], 'printf "%.0f"'),
+                ]),
+          // Shape 4: the copy-mode comparison run against the path's sendfile result.
           alert('FabricCopyPathGap', 'info', |||
-            fabric_probe_copy_throughput_bytes_per_second{%(selector)s, probe=~"tcp_multi|tcp_single"}
-            / fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"tcp_multi|tcp_single"}
-            < %(copyRatio)s
-          ||| % c, 'Userspace copies reach a fraction of the zero-copy rate.',
-                'With read()/write() copies the {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} reaches {{ $value | humanizePercentage }} of its sendfile rate: pipelines like dd | socat are CPU-capped on this path.'),
+            min by (instance) (
+              (
+                fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_copy"}
+                unless on (instance, probe, target, direction)
+                  (fabric_probe_verdict{%(selector)s, probe="tcp_multi_copy", verdict="contended"} == 1)
+              )
+              / on (instance, target, direction) group_left ()
+                max without (probe) (%(u)s{probe="tcp_multi"})
+            ) < %(copyRatio)s
+          ||| % (c { u: uncontended }), 'Userspace copies reach a fraction of the zero-copy rate.',
+                'With read()/write() copies the multi-stream probe from {{ $labels.instance }} reaches {{ $value | humanizePercentage }} of its sendfile rate on the same path: tools that copy through userspace (dd | socat, many transfer tools) are CPU- or memory-capped on this node; use sendfile or O_DIRECT-chunked tools.'),
           // Shape 8.
           alert('FabricBulkTransferOverSsh', 'warning', |||
             sum by (instance, peer, application) (
@@ -222,25 +384,34 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
               > %(transferMinBytesPerSecond)s
             )
             / on (instance, target, direction) group_left ()
-              max without (probe) (instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi"})
+              max without (probe) (%(u)s{probe="tcp_multi"})
             < %(transferCriticalRatio)s
-          ||| % c, 'Real transfers run far below the ceiling the fabric proved.',
-                'Real bulk transfers from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) move %sB/s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [q('instance_target_direction:fabric_transfers_bytes_per_second:sum', pair), q('instance_target_direction:fabric_probe_throughput_bytes_per_second:max', pair, fixed='probe="tcp_multi"')], for_='30m'),
-          // Shape 9.
+          ||| % (c { u: uncontended }), 'Real transfers run far below the ceiling the fabric proved.',
+                'Real bulk transfers %s move %sB/s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [flow, q('instance_target_direction:fabric_transfers_bytes_per_second:sum', pair), q(uncontended, pair, fixed='probe="tcp_multi"')], for_='30m'),
+          // Shape 9: an application-limited transfer against raw TCP with as many streams: one
+          // flow against the single-stream probe, a parallel transfer's flows together
+          // against the multi-stream probe (its single best flow says nothing about it).
           alert('FabricApplicationProtocolGap', 'warning', |||
             (
-              max by (instance, peer, application) (
-                fabric_flows_best_flow_goodput_bytes_per_second{%(selector)s, limiter="application", application!~"%(sshApplications)s"}
-              ) > %(transferMinBytesPerSecond)s
+              (
+                (%(app)s and on (instance, target, application) (%(appFlows)s == 1))
+                / on (instance, target) group_left ()
+                  max by (instance, target) (%(u)s{probe="tcp_single", direction="send"})
+              ) < %(appSingleStreamRatio)s
+              or
+              (
+                (%(app)s and on (instance, target, application) (%(appFlows)s > 1))
+                / on (instance, target) group_left ()
+                  max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"})
+              ) < %(appMultiStreamRatio)s
             )
-            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
-            / on (instance, target) group_left ()
-              max by (instance, target) (
-                instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_single", direction=~"send|both"}
-              )
-            < %(appSingleStreamRatio)s
-          ||| % c, 'An application moves far less per stream than raw TCP on the same path.',
-                'The fastest {{ $labels.application }} flow from {{ $labels.instance }} to {{ $labels.target }} reaches {{ $value | humanizePercentage }} of a raw single TCP stream on the same path, limited by the application itself: the protocol, not the network, is the ceiling.'),
+            and on (instance, target, application) (%(app)s > %(transferMinBytesPerSecond)s)
+          ||| % (c {
+                   u: uncontended,
+                   app: 'sum by (instance, target, application) (fabric_flows_goodput_bytes_per_second{%(selector)s, limiter="application", application!~"%(sshApplications)s|fabric_probe"} * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info)' % c,
+                   appFlows: 'sum by (instance, target, application) (fabric_flows_bulk_flows{%(selector)s, limiter="application", application!~"%(sshApplications)s|fabric_probe"} * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info)' % c,
+                 }), 'An application moves far less than raw TCP with as many streams on the same path.',
+                '{{ $labels.application }} from {{ $labels.instance }} to {{ $labels.target }} moves {{ $value | humanizePercentage }} of what raw TCP carries with as many streams on the same path, limited by the application itself: the protocol, not the network, is the ceiling.'),
           // Shape 11.
           alert('FabricRetransmitStormSpeedMismatch', 'info', |||
             max by (instance, target) (
@@ -251,62 +422,73 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
               instance_target:fabric_path_speed_ratio:max > %(speedMismatchRatio)s
           ||| % c, 'Retransmit storm where a faster sender meets a slower receiver.',
                 '{{ $labels.instance }} retransmits {{ $value | humanize }} segments/s to {{ $labels.target }}, whose line rate is %s times slower: expected when a fast sender overruns a slow receiver; it shares fairly, and flow control or ECN are the remedy if it hurts.' % q('instance_target:fabric_path_speed_ratio:max', ['instance', 'target'], 'printf "%.3g"'), for_='0m'),
-          // One path far below its peers (a shaper or policer, a degraded port,
-          // a wrong route): its multi-stream TCP result against the fleet's
-          // median for the same direction, uncontended results only.
+          // One path far below its peers (a shaper or policer, a degraded port, a wrong route):
+          // its clean multi-stream result as a fraction of what the path can carry, against
+          // the fleet's median fraction for the same direction. Paths of different line rates
+          // compare by fraction; cpu_bound and contended runs never judge a path.
           alert('FabricPathFarBelowPeers', 'warning', |||
-            max without (probe) (%(tcp)s)
+            max without (probe) (%(f)s)
             < on (direction) group_left ()
-              %(pathFleetRatio)s * quantile by (direction) (0.5, %(tcp)s)
+              %(pathFleetRatio)s * quantile by (direction) (0.5, %(f)s)
             and on (direction)
-              count by (direction) (%(tcp)s) >= %(pathFleetMinPaths)s
-          ||| % (c { tcp: uncontended + '{probe="tcp_multi"}' }), 'One path moves far less than the same probe on the rest of the fleet.',
-                'Data %s moves at {{ $value | humanize }}B/s with the multi-stream TCP probe ({{ $labels.instance }}\'s {{ $labels.direction }} result), under %g%% of the fleet median of %sB/s over the %s paths probed in that direction: this path, not the fleet, is slow (a shaper or policer, a degraded link or switch port, a wrong route, or the sender\'s transmit side).' % [
-                  '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} to {{ $labels.instance }}{{ else if eq $labels.direction "send" }}from {{ $labels.instance }} to {{ $labels.target }}{{ else }}between {{ $labels.instance }} and {{ $labels.target }}{{ end }}',
+              count by (direction) (%(f)s) >= %(pathFleetMinPaths)s
+          ||| % (c { f: pathFraction }), 'One path moves far less than the same probe on the rest of the fleet.',
+                'Data %s moves at %sB/s with the multi-stream TCP probe ({{ $labels.instance }}\'s {{ $labels.direction }} result), {{ $value | humanizePercentage }} of what the path can carry, under %g%% of the fleet median over the %s paths probed in that direction: this path, not the fleet, is slow (a shaper or policer, a degraded link or switch port, a wrong route, or the sender\'s transmit side).' % [
+                  flow,
+                  q(clean, pair, fixed='probe="tcp_multi"'),
                   100 * c.pathFleetRatio,
-                  qe('quantile(0.5, %s{probe="tcp_multi",direction=%%q})' % uncontended, ['direction']),
-                  qe('count(%s{probe="tcp_multi",direction=%%q})' % uncontended, ['direction'], 'printf "%.0f"'),
+                  qe('count(%s{direction=%%q})' % pathFraction, ['direction'], 'printf "%.0f"'),
                 ]),
         ],
       },
       {
         name: 'fabric-ladder.storage',
         rules: [
-          // Shape 5.
+          // Shape 5: the buffered comparison run against the direct-I/O read of the same
+          // directory.
           alert('FabricStorageBufferedReadSlow', 'info', |||
-            fabric_probe_buffered_throughput_bytes_per_second{%(selector)s, probe="storage_read"}
-            / fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read"}
+            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read_buffered"})
+            / max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read"})
             < %(bufferedRatio)s
           ||| % c, 'Buffered reads reach a fraction of direct I/O.',
-                'Buffered (page-cache) reads of {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of direct I/O with the same jobs: cp/rsync-style readers are capped by the page cache.'),
-          // Shape 6.
+                'Buffered (page-cache) reads of {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of direct I/O with the same jobs: cp/rsync-style readers are capped by the page cache; read with O_DIRECT and large blocks.'),
+          // Shape 6: one shared file against separate files at the same parallelism.
           alert('FabricStorageSingleFileContention', 'info', |||
-            fabric_probe_single_file_throughput_bytes_per_second{%(selector)s, probe="storage_read"}
-            / fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read"}
+            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read_shared_file"})
+            / max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read_separate_files"})
             < %(singleFileRatio)s
           ||| % c, 'Parallel reads of one file are far slower than of many files.',
                 'Parallel reads of one file in {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of the same parallelism over separate files: parallelise across files.'),
-          // Shape 7.
+          // Shape 7 (a latency-bound directory, shape 12, is named by its own alert).
           alert('FabricStorageWriteFarBelowRead', 'warning', |||
-            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
-            / max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read"})
-            < %(writeReadRatio)s
-          ||| % c, 'A filesystem writes far slower than it reads.',
+            (
+              max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
+              / max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read"})
+              < %(writeReadRatio)s
+            )
+            unless on (instance, target) %(lb)s
+          ||| % (c { lb: latencyBound }), 'A filesystem writes far slower than it reads.',
                 'Writes to {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of its reads (%sB/s): filesystem settings (compression, recordsize, sync) are the limit for data received here.' % qe('max(fabric_probe_throughput_bytes_per_second{probe="storage_read",instance=%q,target=%q})', ['instance', 'target'])),
           alert('FabricStorageWriteBelowFleet', 'warning', |||
-            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
-            < %(writeFleetRatio)s * scalar(quantile(0.5,
-                max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
-              ))
-          ||| % c, 'A node writes far slower than the fleet.',
+            (
+              max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
+              < %(writeFleetRatio)s * scalar(quantile(0.5,
+                  max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_write"})
+                ))
+            )
+            unless on (instance, target) %(lb)s
+          ||| % (c { lb: latencyBound }), 'A node writes far slower than the fleet.',
                 'Writes to {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanize }}B/s, against a fleet median of %sB/s: this is the weakest node to receive bulk data.' % '{{ with query `quantile(0.5, max by (instance, target) (fabric_probe_throughput_bytes_per_second{probe="storage_write"}))` }}{{ . | first | value | humanize }}{{ end }}'),
-          // Shape 12.
+          // Shape 12: one I/O at a time is slow per I/O, and the loaded run moves several times
+          // more: throughput = in-flight x block / latency.
           alert('FabricStorageLatencyBound', 'info', |||
-            fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_read|storage_write"}
-            * on (instance, probe, target, direction) group_left ()
-              (fabric_probe_verdict{%(selector)s, verdict="latency_bound"} == 1)
-          ||| % c, 'Storage throughput is in-flight I/O divided by latency.',
-                'The {{ $labels.probe }} probe of {{ $labels.target }} on {{ $labels.instance }} moved {{ $value | humanize }}B/s with a median latency of %ss: throughput = in-flight x block / latency, so more jobs or a deeper queue raise it, the device does not.' % q('fabric_probe_latency_p50_seconds', ['instance', 'probe', 'target', 'direction'])),
+            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_(read|write)_depth1"})
+            and on (instance, target) %(lb)s
+          ||| % (c { lb: latencyBound }), 'Storage throughput is in-flight I/O divided by latency.',
+                'One I/O at a time, {{ $labels.target }} on {{ $labels.instance }} moves {{ $value | humanize }}B/s at %ss per I/O, while the loaded run moves %sB/s: single-threaded writers and readers are latency-bound here; more jobs or a deeper queue raise throughput, the device does not.' % [
+                  qe('max(fabric_probe_latency_p50_seconds{probe=~"storage_(read|write)_depth1",instance=%q,target=%q})', ['instance', 'target']),
+                  qe('max(fabric_probe_throughput_bytes_per_second{probe=~"storage_(read|write)",instance=%q,target=%q})', ['instance', 'target']),
+                ]),
         ],
       },
       {
@@ -325,12 +507,38 @@ local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ e
             fabric_probe_failure_info{%(selector)s}
           ||| % c, 'A probe fails.',
                 'The last run of the {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} failed ({{ $labels.reason }}): this rung of the ladder is not measured.', for_=c.probeFailingFor),
+          // Once per node and rung: that node's harness limited the rung's results (its own
+          // stream threads saturated a core, or its path was shared). A result CPU-bound at
+          // the far end is the far end's harness; the single-stream rung is by definition one
+          // core's ceiling; stream-limited results are named by FabricProbeStreamLimited.
           alert('FabricProbeHarnessLimited', 'info', |||
-            fabric_probe_throughput_bytes_per_second{%(selector)s}
-            * on (instance, probe, target, direction) group_left (verdict)
-              (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended"} == 1)
-          ||| % c, 'A probe result measures the harness, not the fabric.',
-                'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} measured {{ $value | humanize }}B/s but flagged itself {{ $labels.verdict }}: the number is a harness or shared-path limit, not a fabric ceiling.', for_='0m'),
+            max by (instance, probe) (
+              (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended", %(measured)s} == 1)
+              unless on (instance, probe, target, direction)
+                (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
+              unless on (instance, probe, target, direction)
+                (
+                  fabric_probe_local_cpu_ratio{%(selector)s} < %(harnessCpuRatio)s
+                  and on (instance, probe, target, direction) fabric_probe_remote_cpu_ratio{%(selector)s} >= %(harnessCpuRatio)s
+                  unless on (instance, probe, target, direction) (fabric_probe_verdict{%(selector)s, verdict="contended"} == 1)
+                )
+            )
+            or
+            max by (instance, probe) (
+              label_replace(
+                max by (target, probe) (
+                  (fabric_probe_remote_cpu_ratio{%(selector)s, %(measured)s} >= %(harnessCpuRatio)s)
+                  and on (instance, probe, target, direction)
+                    (fabric_probe_verdict{%(selector)s, verdict="cpu_bound"} == 1)
+                  unless on (instance, probe, target, direction)
+                    (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
+                ),
+                "node", "$1", "target", "(.+)"
+              )
+              * 0 + on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
+            )
+          ||| % (c { measured: 'probe=~"tcp_multi|rdma|storage_read|storage_write"' }), 'Probe results of a node measure its harness, not the fabric.',
+                'The {{ $labels.probe }} results involving {{ $labels.instance }} flagged its harness (%s): those numbers are a harness or shared-path limit, not a fabric ceiling, and no cause alert uses them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range . }}{{ .Labels.verdict }} {{ end }}{{ else }}cpu_bound on the far end{{ end }}', for_='0m'),
           alert('FabricCollectorFailing', 'warning', |||
             fabric_scrape_collector_success{%(selector)s} == 0
           ||| % c, 'An exporter collector fails.',

@@ -13,8 +13,15 @@
     pcieLineRatio: 0.95,
     // Socket buffers: the tcp_rmem/tcp_wmem max must hold this many BDPs.
     bdpFactor: 1,
-    // Single stream below this fraction of the multi-stream ceiling (shape 2).
+    // Shape 2 binds a real transfer: one flow at this fraction of the single-stream probe or
+    // more (it runs at the per-stream ceiling) and below singleStreamRatio of the multi-stream
+    // probe (parallel streams would move more). The ceiling alone is a fact, not an alert.
+    singleStreamBindRatio: 0.8,
     singleStreamRatio: 0.5,
+    // Shape 3: the stream sweep reached this multiple of the configured stream count's result.
+    sweepGain: 1.1,
+    // A probe thread at this fraction of a core limited its own result (the harness).
+    harnessCpuRatio: 0.9,
     // Copy path below this fraction of the sendfile rate (shape 4: 27%).
     copyRatio: 0.5,
     // Buffered / single-file storage below this fraction of direct multi-file.
@@ -28,8 +35,10 @@
     transferMinBytesPerSecond: 250e6,
     // The page: real transfers below this fraction of the proven TCP ceiling.
     transferCriticalRatio: 0.25,
-    // Application gap: one flow below this fraction of the single-stream probe.
+    // Application gap: one flow below this fraction of the single-stream probe, or a parallel
+    // transfer's flows together below this fraction of the multi-stream probe.
     appSingleStreamRatio: 0.5,
+    appMultiStreamRatio: 0.6,
     // Applications treated as encrypted bulk transport (shape 8).
     sshApplications: 'ssh|scp|sftp',
     // TX/RX asymmetry: a node's best send below this fraction of its best receive.
@@ -47,10 +56,16 @@
     // paths cannot tell which of them is the slow one).
     pathFleetRatio: 0.5,
     pathFleetMinPaths: 3,
-    // Receive backpressure (shape 15), over backpressureWindow.
+    // Receive backpressure (shape 15), over backpressureWindow: TX pause frames, softnet
+    // squeezes and retransmits of the probe traffic flowing into the node (counted by its
+    // senders), per second of probe window.
     backpressureWindow: '30m',
     backpressurePauseMin: 1000,
-    backpressureRetransmitsMin: 10000,
+    backpressureRetransmitsPerSecond: 1000,
+    // Shape 12: a depth-1 run at this latency per I/O or more, with the loaded run at least
+    // storageLatencyGain times faster, is latency-bound (more in flight raises throughput).
+    storageLatencySeconds: 0.01,
+    storageLatencyGain: 3,
     // Probe health.
     probeStaleSeconds: 3 * 3600,
     probeNeverRanFor: '6h',

@@ -1,6 +1,9 @@
-// Regressions and drift (issue 14): each ladder layer against its own recent
-// baseline, and configuration that silently changes or reverts.
-local clean = 'instance_target_direction:fabric_probe_clean_throughput_bytes_per_second:max';
+// Regressions and drift: each ladder layer against its own recent baseline, and
+// configuration that silently changes or reverts.
+// Baselines and regressions judge uncontended results, cpu_bound runs included: a node that
+// became CPU-bound is a node whose ladder regressed (the notification says so), while a
+// contended run measured a share of the path and stays out.
+local clean = 'instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max';
 local baseline = 'instance_target_direction:fabric_probe_throughput_bytes_per_second:baseline';
 local runs = 'instance_target_direction:fabric_probe_last_run_timestamp_seconds:max';
 local pairKeys = 'instance, target, direction, probe';
@@ -10,6 +13,11 @@ local qe(format, keys, fmt='humanize') =
   '{{ with printf `%s` %s | query }}{{ . | first | value | %s }}{{ else }}unknown{{ end }}'
   % [format, largs(keys), fmt];
 local pk = ['instance', 'target', 'direction', 'probe'];
+// The self-check verdicts of the latest run, said in the notification: a regression the probe
+// flagged cpu_bound is what the node can do now (slower cores, a frequency governor, a busy
+// neighbour), not a path fault.
+local verdicts = '{{ with printf `fabric_probe_verdict{instance=%q,target=%q,direction=%q,probe=%q,verdict="cpu_bound"} == 1` $labels.instance $labels.target $labels.direction $labels.probe | query }} The latest run flagged itself cpu_bound: the node\'s CPU, not the path, sets this layer now.{{ end }}';
+local nodeVerdicts = '{{ with printf `count(fabric_probe_verdict{instance=%q,probe=%q,direction="send",verdict="cpu_bound"} == 1)` $labels.instance $labels.probe | query }} {{ . | first | value }} of those runs flagged themselves cpu_bound: the node\'s CPU now sets its transmit rate.{{ end }}';
 
 {
   local c = $._config,
@@ -31,17 +39,6 @@ local pk = ['instance', 'target', 'direction', 'probe'];
     groups+: [{
       name: 'fabric-ladder.baselines',
       rules: [
-        {
-          // Probe results the baseline may learn from: not cpu_bound, not contended.
-          record: clean,
-          expr: |||
-            max by (%(keys)s) (
-              fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write"}
-              unless on (instance, probe, target, direction)
-                (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended"} == 1)
-            )
-          ||| % cfg,
-        },
         {
           record: runs,
           expr: |||
@@ -92,13 +89,14 @@ local pk = ['instance', 'target', 'direction', 'probe'];
             instance_target_direction:fabric_probe_baseline_ratio:max < 1 - %(regressionFraction)s
             and on (%(keys)s) changes(%(runs)s[%(window)s]) >= %(regressionRuns)s - 1
           ||| % cfg, 'A ladder layer of a path fell below its own baseline.',
-                'The {{ $labels.probe }} layer from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) reached at best %sB/s in its last %d runs, {{ $value | humanizePercentage }} of its %s baseline of %sB/s; the last run within %s of the baseline was at %s, so the drop started after it.' % [
+                'The {{ $labels.probe }} layer from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) reached at best %sB/s in its last %d runs, {{ $value | humanizePercentage }} of its %s baseline of %sB/s; the last run within %s of the baseline was at %s, so the drop started after it.%s' % [
                   qe('max_over_time(%s{instance=%%q,target=%%q,direction=%%q,probe=%%q}[%s])' % [clean, window], pk),
                   c.regressionRuns,
                   c.baselineWindow,
                   qe('%s{instance=%%q,target=%%q,direction=%%q,probe=%%q}' % baseline, pk),
                   '%g%%' % (100 * c.regressionFraction),
                   qe('max_over_time((%s{instance=%%q,target=%%q,direction=%%q,probe=%%q} and on () (%s{instance=%%q,target=%%q,direction=%%q,probe=%%q} >= %s * %s{instance=%%q,target=%%q,direction=%%q,probe=%%q}))[%s:%ds])' % [runs, clean, std.toString(1 - c.regressionFraction), baseline, c.baselineWindow, c.probeIntervalSeconds / 4], pk + pk + pk, 'humanizeTimestamp'),
+                  verdicts,
                 ]),
           alert('FabricNodeTransmitRegression', 'warning', |||
             count by (instance, probe) (
@@ -108,7 +106,7 @@ local pk = ['instance', 'target', 'direction', 'probe'];
             == count by (instance, probe) (instance_target_direction:fabric_probe_baseline_ratio:max{direction="send"})
             and count by (instance, probe) (instance_target_direction:fabric_probe_baseline_ratio:max{direction="send"}) >= 2
           ||| % cfg, 'A node transmits below its baseline on every path.',
-                '{{ $labels.instance }} sends more than %s below its %s baseline on all {{ $value }} of its {{ $labels.probe }} paths: the node, not one path, regressed (Alertmanager inhibits the per-path FabricLayerRegression alerts).' % ['%g%%' % (100 * c.regressionFraction), c.baselineWindow]),
+                '{{ $labels.instance }} sends more than %s below its %s baseline on all {{ $value }} of its {{ $labels.probe }} paths: the node, not one path, regressed (Alertmanager inhibits the per-path FabricLayerRegression alerts).%s' % ['%g%%' % (100 * c.regressionFraction), c.baselineWindow, nodeVerdicts]),
         ],
       },
       {
@@ -127,17 +125,15 @@ local pk = ['instance', 'target', 'direction', 'probe'];
             changes(instance:fabric_interface_mtu_bytes:max[%(changeShownFor)s]) > 0
           ||| % cfg, 'The fabric interface MTU changed.',
                 'The fabric interface MTU of {{ $labels.instance }} changed {{ $value }} time(s) in the last %s; it is now %s.' % [c.changeShownFor, qe('instance:fabric_interface_mtu_bytes:max{instance=%q}', ['instance'], 'printf "%.0f"')]),
+          // Its own history only: a node that was never tuned did not revert (the buffer against
+          // the bandwidth-delay product is FabricSocketBufferBelowBdp).
           alert('FabricSocketBufferReverted', 'warning', |||
             instance_sysctl:fabric_socket_buffer_max_bytes:max
             < on (instance, sysctl) max_over_time(instance_sysctl:fabric_socket_buffer_max_bytes:max[%(driftLookback)s])
-            or
-            instance_sysctl:fabric_socket_buffer_max_bytes:max
-            < on (sysctl) group_left () quantile by (sysctl) (0.5, instance_sysctl:fabric_socket_buffer_max_bytes:max)
-          ||| % cfg, 'A socket buffer sysctl is below its previous or the fleet value.',
-                '{{ $labels.sysctl }} on {{ $labels.instance }} is {{ $value | humanize1024 }}B; it was %sB in the last %s and the fleet median is %sB (a reboot or package update reverted the tuning?).' % [
+          ||| % cfg, 'A socket buffer sysctl is below its previous value.',
+                '{{ $labels.sysctl }} on {{ $labels.instance }} is {{ $value | humanize1024 }}B; it was %sB in the last %s (a reboot or package update reverted the tuning?).' % [
                   qe('max_over_time(instance_sysctl:fabric_socket_buffer_max_bytes:max{instance=%%q,sysctl=%%q}[%s])' % c.driftLookback, ['instance', 'sysctl'], 'humanize1024'),
                   c.driftLookback,
-                  qe('quantile(0.5, instance_sysctl:fabric_socket_buffer_max_bytes:max{sysctl=%q})', ['sysctl'], 'humanize1024'),
                 ]),
           alert('FabricRouteChangedDevice', 'warning', |||
             max by (instance, target) (fabric_probe_egress_matches_expected{%(selector)s, probe="path"}) == 0

@@ -90,11 +90,12 @@
           },
           {
             // Real bulk transfers per peer: sent (any limiter but remote_sender) and received.
+            // The probe's own sockets are the ladder, not a transfer.
             record: 'instance_target_direction:fabric_transfers_bytes_per_second:sum',
             expr: |||
               label_replace(
                 sum by (instance, target) (
-                  fabric_flows_goodput_bytes_per_second{%(selector)s, limiter!="remote_sender"}
+                  fabric_flows_goodput_bytes_per_second{%(selector)s, limiter!="remote_sender", application!="fabric_probe"}
                   * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
                 ),
                 "direction", "send", "", ""
@@ -102,7 +103,7 @@
               or
               label_replace(
                 sum by (instance, target) (
-                  fabric_flows_goodput_bytes_per_second{%(selector)s, limiter="remote_sender"}
+                  fabric_flows_goodput_bytes_per_second{%(selector)s, limiter="remote_sender", application!="fabric_probe"}
                   * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
                 ),
                 "direction", "receive", "", ""
