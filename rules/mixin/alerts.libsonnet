@@ -37,8 +37,9 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
   local pathFraction = 'instance_target_direction:fabric_probe_path_fraction:max',
   local sent = 'instance_target_application:fabric_flows_sent_goodput_bytes_per_second:sum',
   local sentFlows = 'instance_target_application:fabric_flows_sent_bulk_flows:sum',
-  local latencyBound = 'instance_target:fabric_storage_latency_bound:max',
+  local latencyBound = 'instance_target_rung:fabric_storage_latency_bound:max',
   local rungs = 'probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write"',
+  local scheduled = 'probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write|path"',
 
   prometheusRules+:: {
     groups+: [{
@@ -149,11 +150,13 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           )
         ||| % c,
       }, {
-        // Shape 12's evidence per storage directory: a depth-1 run slow per I/O (latency, not
-        // bandwidth) while the loaded run moved several times more.
+        // Shape 12's evidence per storage directory and rung (rung: the loaded run,
+        // storage_read or storage_write): a depth-1 run slow per I/O (latency, not bandwidth)
+        // while the loaded run moved several times more. Per rung, so an alert about a
+        // latency-bound write never quotes the read's numbers.
         record: latencyBound,
         expr: |||
-          max by (instance, target) (
+          max by (instance, target, rung) (
             label_replace(
               fabric_probe_latency_p50_seconds{%(selector)s, probe=~"storage_(read|write)_depth1"}
               >= %(storageLatencySeconds)s,
@@ -241,7 +244,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             > on (instance)
               min by (instance) (instance_sysctl:fabric_socket_buffer_max_bytes:max)
           ||| % c, 'Socket buffers are smaller than the bandwidth-delay product.',
-                'Line rate x RTT on %s is {{ $value | humanize1024 }}B, but %s: a TCP connection limited by that buffer cannot keep the link full.' % [node, '{{ with printf `bottomk(1, instance_sysctl:fabric_socket_buffer_max_bytes:max{instance=%q})` $labels.instance | query }}{{ with first . }}{{ .Labels.sysctl }} is {{ .Value | humanize1024 }}B{{ end }}{{ else }}a socket buffer maximum is smaller{{ end }}']),
+                // Every maximum below the product, by name (fixing one of two leaves the other).
+                'Line rate x RTT on %s is {{ $value | humanize1024 }}B, but %s: a TCP connection whose buffer is capped below the bandwidth-delay product cannot keep the link full (net.core.rmem_max/wmem_max cap applications that size their own buffers, tcp_rmem/tcp_wmem cap autotuning).' % [node, '{{ $bdp := $value }}{{ $sep := "" }}{{ range printf `instance_sysctl:fabric_socket_buffer_max_bytes:max{instance=%q}` $labels.instance | query | sortByLabel "sysctl" }}{{ if lt .Value $bdp }}{{ $sep }}{{ .Labels.sysctl }} is {{ .Value | humanize1024 }}B{{ $sep = ", " }}{{ end }}{{ end }}']),
           // Shape 10: the node's best clean-or-CPU-bound send against its best receive, with
           // the same probe. Contended runs measured a share; paths whose route leaves through
           // the wrong interface (shape 13) are left out: their send is the other NIC's speed.
@@ -433,10 +437,11 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             and on (direction)
               count by (direction) (%(f)s) >= %(pathFleetMinPaths)s
           ||| % (c { f: pathFraction }), 'One path moves far less than the same probe on the rest of the fleet.',
-                'Data %s moves at %sB/s with the multi-stream TCP probe ({{ $labels.instance }}\'s {{ $labels.direction }} result), {{ $value | humanizePercentage }} of what the path can carry, under %g%% of the fleet median over the %s paths probed in that direction: this path, not the fleet, is slow (a shaper or policer, a degraded link or switch port, a wrong route, or the sender\'s transmit side).' % [
+                'Data %s moves at %sB/s with the multi-stream TCP probe ({{ $labels.instance }}\'s {{ $labels.direction }} result), {{ $value | humanizePercentage }} of what the path can carry, under %g%% of the fleet median of %s over the %s paths probed in that direction: this path, not the fleet, is slow (a shaper or policer, a degraded link or switch port, a wrong route, or the sender\'s transmit side).' % [
                   flow,
                   q(clean, pair, fixed='probe="tcp_multi"'),
                   100 * c.pathFleetRatio,
+                  qe('quantile(0.5, %s{direction=%%q})' % pathFraction, ['direction'], 'humanizePercentage'),
                   qe('count(%s{direction=%%q})' % pathFraction, ['direction'], 'printf "%.0f"'),
                 ]),
         ],
@@ -480,28 +485,37 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           ||| % (c { lb: latencyBound }), 'A node writes far slower than the fleet.',
                 'Writes to {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanize }}B/s, against a fleet median of %sB/s: this is the weakest node to receive bulk data.' % '{{ with query `quantile(0.5, max by (instance, target) (fabric_probe_throughput_bytes_per_second{probe="storage_write"}))` }}{{ . | first | value | humanize }}{{ end }}'),
           // Shape 12: one I/O at a time is slow per I/O, and the loaded run moves several times
-          // more: throughput = in-flight x block / latency.
+          // more: throughput = in-flight x block / latency. One alert per depth-1 run (probe)
+          // and its loaded rung (rung), each quoting its own numbers: a directory whose writes
+          // are latency-bound may read fine.
           alert('FabricStorageLatencyBound', 'info', |||
-            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_(read|write)_depth1"})
-            and on (instance, target) %(lb)s
+            label_replace(
+              max by (instance, target, probe) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"storage_(read|write)_depth1"}),
+              "rung", "$1", "probe", "(storage_(?:read|write))_depth1"
+            )
+            and on (instance, target, rung) %(lb)s
           ||| % (c { lb: latencyBound }), 'Storage throughput is in-flight I/O divided by latency.',
-                'One I/O at a time, {{ $labels.target }} on {{ $labels.instance }} moves {{ $value | humanize }}B/s at %ss per I/O, while the loaded run moves %sB/s: single-threaded writers and readers are latency-bound here; more jobs or a deeper queue raise throughput, the device does not.' % [
-                  qe('max(fabric_probe_latency_p50_seconds{probe=~"storage_(read|write)_depth1",instance=%q,target=%q})', ['instance', 'target']),
-                  qe('max(fabric_probe_throughput_bytes_per_second{probe=~"storage_(read|write)",instance=%q,target=%q})', ['instance', 'target']),
+                'One {{ if eq $labels.rung "storage_write" }}write{{ else }}read{{ end }} at a time, {{ $labels.target }} on {{ $labels.instance }} moves {{ $value | humanize }}B/s at %ss per I/O, while the loaded {{ $labels.rung }} run moves %sB/s: single-threaded writers and readers are latency-bound here; more jobs or a deeper queue raise throughput, the device does not.' % [
+                  qe('max(fabric_probe_latency_p50_seconds{instance=%q,target=%q,probe=%q})', ['instance', 'target', 'probe']),
+                  qe('max(fabric_probe_throughput_bytes_per_second{instance=%q,target=%q,probe=%q})', ['instance', 'target', 'rung']),
                 ]),
         ],
       },
       {
         name: 'fabric-ladder.instrument',
         rules: [
+          // Staleness and never-ran judge the scheduled rungs and the path check only. The
+          // comparison runs (tcp_multi_copy, storage_read_buffered, ...) rotate over rounds and
+          // the stream sweep runs only when a result asks for it, so hours between their runs
+          // are their schedule, not a stale ladder.
           alert('FabricProbeStale', 'warning', |||
-            (time() - fabric_probe_last_run_timestamp_seconds{%(selector)s} > %(probeStaleSeconds)s)
-            and fabric_probe_last_run_timestamp_seconds{%(selector)s} > 0
-          ||| % c, 'A ladder rung has not been measured recently.',
+            (time() - fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} > %(probeStaleSeconds)s)
+            and fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} > 0
+          ||| % (c { scheduled: scheduled }), 'A ladder rung has not been measured recently.',
                 'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} last ran {{ $value | humanizeDuration }} ago: this rung of the ladder is stale.', for_='0m'),
           alert('FabricProbeNeverRan', 'info', |||
-            fabric_probe_last_run_timestamp_seconds{%(selector)s} == 0
-          ||| % c, 'A scheduled probe has never run.',
+            fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} == 0
+          ||| % (c { scheduled: scheduled }), 'A scheduled probe has never run.',
                 'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} is scheduled but has not run once: this rung of the ladder is missing.', for_=c.probeNeverRanFor),
           alert('FabricProbeFailing', 'warning', |||
             fabric_probe_failure_info{%(selector)s}
@@ -538,7 +552,9 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
               * 0 + on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
             )
           ||| % (c { measured: 'probe=~"tcp_multi|rdma|storage_read|storage_write"' }), 'Probe results of a node measure its harness, not the fabric.',
-                'The {{ $labels.probe }} results involving {{ $labels.instance }} flagged its harness (%s): those numbers are a harness or shared-path limit, not a fabric ceiling, and no cause alert uses them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range . }}{{ .Labels.verdict }} {{ end }}{{ else }}cpu_bound on the far end{{ end }}', for_='0m'),
+                // The verdicts of the node's own records, counted and named; a node named only
+                // by its peers' records (its responder saturated a core) has none of its own.
+                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range $i, $s := sortByLabel "verdict" . }}{{ if $i }}, {{ end }}{{ $s.Value }} flagged {{ $s.Labels.verdict }}{{ end }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_='0m'),
           alert('FabricCollectorFailing', 'warning', |||
             fabric_scrape_collector_success{%(selector)s} == 0
           ||| % c, 'An exporter collector fails.',

@@ -17,7 +17,10 @@ local pk = ['instance', 'target', 'direction', 'probe'];
 // flagged cpu_bound is what the node can do now (slower cores, a frequency governor, a busy
 // neighbour), not a path fault.
 local verdicts = '{{ with printf `fabric_probe_verdict{instance=%q,target=%q,direction=%q,probe=%q,verdict="cpu_bound"} == 1` $labels.instance $labels.target $labels.direction $labels.probe | query }} The latest run flagged itself cpu_bound: the node\'s CPU, not the path, sets this layer now.{{ end }}';
-local nodeVerdicts = '{{ with printf `count(fabric_probe_verdict{instance=%q,probe=%q,direction="send",verdict="cpu_bound"} == 1)` $labels.instance $labels.probe | query }} {{ . | first | value }} of those runs flagged themselves cpu_bound: the node\'s CPU now sets its transmit rate.{{ end }}';
+local nodeVerdicts = '{{ with printf `count(fabric_probe_verdict{instance=%q,probe=%q,direction="send",verdict="cpu_bound"} == 1)` $labels.instance $labels.probe | query }} The latest run of {{ . | first | value }} of those paths flagged itself cpu_bound: the node\'s CPU now sets its transmit rate.{{ end }}';
+// The data a result measures, in words: a receive result is data from the target to the
+// instance; a storage result (no direction) is the instance's directory.
+local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} to {{ $labels.instance }}{{ else if eq $labels.direction "send" }}from {{ $labels.instance }} to {{ $labels.target }}{{ else }}of {{ $labels.target }} on {{ $labels.instance }}{{ end }}';
 
 {
   local c = $._config,
@@ -89,7 +92,8 @@ local nodeVerdicts = '{{ with printf `count(fabric_probe_verdict{instance=%q,pro
             instance_target_direction:fabric_probe_baseline_ratio:max < 1 - %(regressionFraction)s
             and on (%(keys)s) changes(%(runs)s[%(window)s]) >= %(regressionRuns)s - 1
           ||| % cfg, 'A ladder layer of a path fell below its own baseline.',
-                'The {{ $labels.probe }} layer from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) reached at best %sB/s in its last %d runs, {{ $value | humanizePercentage }} of its %s baseline of %sB/s; the last run within %s of the baseline was at %s, so the drop started after it.%s' % [
+                'The {{ $labels.probe }} layer %s ({{ $labels.instance }}\'s {{ with $labels.direction }}{{ . }}{{ else }}storage{{ end }} result) reached at best %sB/s in its last %d runs, {{ $value | humanizePercentage }} of its %s baseline of %sB/s; the last run within %s of the baseline was at %s, so the drop started after it.%s' % [
+                  flow,
                   qe('max_over_time(%s{instance=%%q,target=%%q,direction=%%q,probe=%%q}[%s])' % [clean, window], pk),
                   c.regressionRuns,
                   c.baselineWindow,
