@@ -88,10 +88,10 @@ g.dashboard(
     g.row('What changed'),
     g.table(
       'Probe layers: baseline and current',
-      'Per path and layer: the baseline (the %g quantile of clean results over %s; cpu_bound and contended runs left out), the best clean result of the last %d runs, and their ratio. Below %g%% the FabricLayerRegression alert fires.' % [c.config.baselineQuantile, c.config.baselineWindow, c.config.regressionRuns, 100 * (1 - c.config.regressionFraction)],
+      'Per path and layer: the baseline (the %g quantile of uncontended results over %s: contended runs measured a share of the path and are left out, cpu_bound runs count because a node that became CPU-bound regressed), the best uncontended result of the last %d runs, and their ratio. Below %g%% the FabricLayerRegression alert fires.' % [c.config.baselineQuantile, c.config.baselineWindow, c.config.regressionRuns, 100 * (1 - c.config.regressionFraction)],
       [
         g.target('instance_target_direction:fabric_probe_throughput_bytes_per_second:baseline{%s}' % psel, instant=true, table=true),
-        g.target('max_over_time(instance_target_direction:fabric_probe_clean_throughput_bytes_per_second:max{%s}[%ds])' % [psel, c.config.regressionRuns * c.config.probeIntervalSeconds], instant=true, table=true),
+        g.target('max_over_time(instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s}[%ds])' % [psel, c.config.regressionRuns * c.config.probeIntervalSeconds], instant=true, table=true),
         g.target('instance_target_direction:fabric_probe_baseline_ratio:max{%s}' % psel, instant=true, table=true),
       ],
       'Bps',
@@ -122,7 +122,7 @@ g.dashboard(
     ),
     g.timeseries(
       'Probe layers over their baseline',
-      'Best clean result of the last runs over the baseline, per path and layer. Drift events (regression and drift alerts) are the orange annotations; the red line is the regression threshold.',
+      'Best uncontended result of the last runs over the baseline, per path and layer. Drift events (regression and drift alerts) are the orange annotations; the red line is the regression threshold.',
       [g.target('instance_target_direction:fabric_probe_baseline_ratio:max{%s}' % psel, '{{instance}} → {{target}} {{direction}} {{probe}}')],
       'percentunit', w=14, h=8,
     ) + g.thresholds([[null, 'red'], [1 - c.config.regressionFraction, 'transparent']])

@@ -11,11 +11,18 @@ local targetVar = g.queryVariable(
   'target', 'Target', 'label_values(fabric_probe_last_run_timestamp_seconds{job=~"$job", instance=~"$instance", probe=~"$probe"}, target)'
 );
 local flagged = { '0': ['ok', 'green'], '1': ['flagged', 'red'] };
+// Comparison runs: their own probe records beside the rungs (each rotates over rounds or, for
+// the sweep, runs when a multi-stream result asks for it), never ladder layers.
+local csel = c.sel + ', target=~"$target"';
+local comparisons = 'tcp_multi_copy|tcp_multi_sweep|storage_read_buffered|storage_read_shared_file|storage_read_separate_files|storage_read_depth1|storage_write_depth1';
+local tput(probe) = 'fabric_probe_throughput_bytes_per_second{%s, probe=~"%s"}' % [csel, probe];
+local noComparisons = 'the fixture trees record the ladder rungs only, no comparison run';
+local cfg = c.config;
 
 g.dashboard(
   'fabric-ladder-probes',
   'Fabric probes',
-  'The active probes of fabric_exporter (RDMA write, N-stream and 1-stream TCP, storage read/write, path checks): results over time, per-stream spread, stream sweeps, self-check verdicts, failures and staleness.',
+  'The active probes of fabric_exporter (RDMA write, N-stream and 1-stream TCP, storage read/write, path checks): results over time, per-stream spread, stream sweeps, the comparison runs beside the rungs, self-check verdicts, failures and staleness.',
   [
     g.row('Results'),
     g.timeseries(
@@ -54,6 +61,43 @@ g.dashboard(
       w=10, h=9,
     ) + g.fieldUnit('per-stream ceiling', 'Bps'),
 
+    g.row('Comparison runs'),
+    g.barGauge(
+      'Comparison runs against their rung',
+      'Each comparison run over what it is compared with, as the alerts compare them: copy-mode streams over the uncontended sendfile rung of the path (FabricCopyPathGap below %g%%), buffered over direct-I/O reads (FabricStorageBufferedReadSlow below %g%%), one shared file over one file per job (FabricStorageSingleFileContention below %g%%), the configured stream count over the stream sweep\'s best (FabricProbeStreamLimited when the sweep reached %gx more and the result was stream_limited), one I/O in flight over the loaded rung (FabricStorageLatencyBound below 1/%g at %gs or more per I/O).' % [100 * cfg.copyRatio, 100 * cfg.bufferedRatio, 100 * cfg.singleFileRatio, cfg.sweepGain, cfg.storageLatencyGain, cfg.storageLatencySeconds],
+      [
+        g.target('%s / on (instance, target, direction) group_left () max without (probe) (instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s, target=~"$target", probe="tcp_multi"})' % [tput('tcp_multi_copy'), c.rsel], '{{instance}} → {{target}} {{direction}}: copy / sendfile', instant=true) {
+          noDataOnFixtures:: noComparisons,
+        },
+        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_buffered'), tput('storage_read')], '{{instance}} {{target}}: buffered / direct', instant=true) {
+          noDataOnFixtures:: noComparisons,
+        },
+        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_shared_file'), tput('storage_read_separate_files')], '{{instance}} {{target}}: one file / separate files', instant=true) {
+          noDataOnFixtures:: noComparisons,
+        },
+        g.target('max by (instance, target, direction) (%s) / max by (instance, target, direction) (%s)' % [tput('tcp_multi'), tput('tcp_multi_sweep')], '{{instance}} → {{target}} {{direction}}: configured streams / sweep', instant=true) {
+          noDataOnFixtures:: noComparisons,
+        },
+        g.target('label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(storage_(?:read|write))_depth1") / on (instance, target, rung) group_left () label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(.+)")' % [tput('storage_(read|write)_depth1'), tput('storage_(read|write)')], '{{instance}} {{target}}: {{probe}} / loaded', instant=true) {
+          noDataOnFixtures:: noComparisons,
+        },
+      ],
+      'percentunit', w=12, h=10,
+    ) + g.minMax(0, 1) + g.thresholds([[null, 'red'], [0.5, 'orange'], [0.9, 'green']]),
+    g.table(
+      'Comparison runs',
+      'The latest result of each comparison run: throughput, streams or jobs, median latency per I/O (depth-1 runs) and how long ago it ran. They rotate over rounds (the sweep runs when a multi-stream result is stream_limited or cpu_bound), so hours between runs are their schedule, not staleness.',
+      [
+        g.target(tput(comparisons), instant=true, table=true) { noDataOnFixtures:: noComparisons },
+        g.target('fabric_probe_streams{%s, probe=~"%s"}' % [csel, comparisons], instant=true, table=true) { noDataOnFixtures:: noComparisons },
+        g.target('fabric_probe_latency_p50_seconds{%s, probe=~"%s"}' % [csel, comparisons], instant=true, table=true) { noDataOnFixtures:: noComparisons },
+        g.target('time() - fabric_probe_last_run_timestamp_seconds{%s, probe=~"%s"} > 0' % [csel, comparisons], instant=true, table=true) { noDataOnFixtures:: noComparisons },
+      ],
+      'Bps',
+      g.joinTables({ Time: null, job: null, 'Value #A': 'throughput', 'Value #B': 'streams', 'Value #C': 'latency p50', 'Value #D': 'age' }),
+      w=12, h=10,
+    ) + g.fieldUnit('streams', 'short') + g.fieldUnit('latency p50', 's') + g.fieldUnit('age', 's'),
+
     g.row('Self-checks'),
     g.table(
       'Self-check verdicts',
@@ -76,7 +120,7 @@ g.dashboard(
     g.row('Health'),
     g.table(
       'Last run, success and staleness',
-      'Per probe and target: when it last ran, how long ago, whether it succeeded and why not. Older than %ds fires FabricProbeStale.' % c.config.probeStaleSeconds,
+      'Per probe and target: when it last ran, how long ago, whether it succeeded and why not. A scheduled rung or path check older than %ds fires FabricProbeStale (comparison runs have their own schedule).' % c.config.probeStaleSeconds,
       [
         g.target('time() - fabric_probe_last_run_timestamp_seconds{%s} > 0' % psel, instant=true, table=true),
         g.target('fabric_probe_success{%s}' % psel, instant=true, table=true),
