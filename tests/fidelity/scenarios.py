@@ -200,7 +200,7 @@ def plateau(f, per_stream_gbit):
                 r.extra = {'local_cpu_ratio': 0.97}
                 n.results.append(ProbeResult(
                     'tcp_multi_sweep', r.target, r.direction, 198 * Gbit, streams=32,
-                    extra={'stream_ceiling_bytes_per_second': per_stream_gbit * Gbit},
+                    extra={'per_stream_ceiling_bytes_per_second': per_stream_gbit * Gbit},
                     period=24 * 3600))
 
 
@@ -360,7 +360,7 @@ def shape10():
         f.result(C, 'tcp_multi', target, 'receive').throughput = 191 * Gbit
         f.node(C).results.append(ProbeResult('tcp_multi_sweep', target, 'send', 195 * Gbit,
                                              streams=48, period=24 * 3600,
-                                             extra={'stream_ceiling_bytes_per_second':
+                                             extra={'per_stream_ceiling_bytes_per_second':
                                                     18.5 * Gbit}))
     f.node(C).tx_pause_per_hour = 3558
     # The sweep shows the probe's 8 streams understate node-c's send path, too.
