@@ -192,7 +192,9 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     tasks.push_back(std::move(task));
   }
   // Loopback: this node's own responder is the only peer, probed every round.
-  const FleetNode loopback_peer{"loopback", self.address, self.interface, self.mtu};
+  // This node under the target name "loopback" (same address, interface, MTU).
+  FleetNode loopback_peer = self;
+  loopback_peer.name = "loopback";
   if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
     for (const FleetNode& peer : fleet_.nodes) {
       if (peer.name == self.name && !settings_.loopback) continue;
