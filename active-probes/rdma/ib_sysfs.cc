@@ -105,13 +105,15 @@ Result<std::vector<RdmaPortInfo>> ListRdmaPorts(const SysRoot& root) {
 
 Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
                                     const std::string& device, const std::string& netdev) {
-  if (ports.empty()) return MakeError("no-device: no RDMA device (class/infiniband is empty)");
+  if (ports.empty()) {
+    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device (class/infiniband is empty)");
+  }
   std::vector<RdmaPortInfo> candidates;
   for (const auto& p : ports) {
     if (device.empty() || p.device == device) candidates.push_back(p);
   }
   if (candidates.empty()) {
-    return MakeError("no-device: no RDMA device named " + Quote(device) + " (have " +
+    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device named " + Quote(device) + " (have " +
                      Describe(ports) + ")");
   }
   if (!netdev.empty()) {
@@ -127,7 +129,7 @@ Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
     if (!on_netdev.empty()) {
       candidates = on_netdev;
     } else if (device.empty()) {
-      return MakeError("no-device: no RDMA device on interface " + netdev + " (have " +
+      return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device on interface " + netdev + " (have " +
                        Describe(ports) + ")");
     }
   }
@@ -135,7 +137,7 @@ Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
     if (p.active()) return p;
   }
   const auto& first = candidates.front();
-  return MakeError("no-port: device " + first.device + " has no active port (" +
+  return MakeError(ErrorCode::kNoActivePort, "no-port: device " + first.device + " has no active port (" +
                    Describe(candidates) + ")");
 }
 

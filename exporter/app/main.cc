@@ -24,6 +24,7 @@
 #include "exporter/metrics/scraper.h"
 #include "exporter/pages/ladder_page.h"
 #include "exporter/pages/landing_page.h"
+#include "exporter/scheduled_probes/probe_catalogue.h"
 #include "exporter/scheduled_probes/probe_runtime.h"
 
 namespace fabric {
@@ -143,6 +144,10 @@ int Run(int argc, char** argv) {
   }
   if (flags.GetBool("help")) {
     std::cout << kUsageHeader << flags.Usage();
+    return 0;
+  }
+  if (flags.GetBool("print-probe-catalogue")) {
+    std::cout << ProbeCatalogueJson();
     return 0;
   }
   if (flags.GetBool("version")) {
