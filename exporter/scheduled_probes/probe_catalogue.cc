@@ -78,6 +78,7 @@ std::string ProbeCatalogueJson() {
     values.push_back("{\"name\":" + JsonString(v.name) +
                      ",\"metric\":" + JsonString("fabric_probe_" + std::string(v.name)) +
                      ",\"unit\":" + JsonString(probe::UnitName(v.unit)) +
+                     ",\"help\":" + JsonString(v.help) +
                      ",\"producers\":" + Labels(ProducersOf(v.id)) + "}");
   }
   for (const auto& v : probe::Verdicts()) {

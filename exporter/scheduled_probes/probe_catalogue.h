@@ -1,8 +1,8 @@
 // The producer table: every probe kind the exporter runs, with the rungs,
 // values and verdicts it declares (active-probes/probe/probe.h), and the
-// catalogue as JSON for the tooling (`fabric_exporter --print-probe-catalogue`,
-// committed as tests/golden/probe_catalogue.json): the rules and dashboards
-// lints accept a fabric_probe_* series only when it has a producer here.
+// catalogue as JSON for the tooling (`fabric_exporter --print-probe-catalogue`):
+// the rules and dashboards lints accept a fabric_probe_* series only when it
+// has a producer here.
 #pragma once
 
 #include <span>
