@@ -13,19 +13,19 @@ enum class ErrorCode {
   // The kernel or driver does not have it: not a failure (a collector reports
   // success with no samples), where a caller asks.
   kAbsent,
-  kUsage,        // Bad flags or options.
-  kRefused,      // The peer refused the connection, or closed it before admission.
-  kUnreachable,  // The peer's name does not resolve, or nothing routes to it.
-  kTimeout,      // The peer did not answer in time.
-  kBusy,         // The peer's responder is serving another session.
-  kAuth,         // The shared secret did not match.
-  kRejected,     // The responder refused the request (its limits, an unknown session kind).
-  kAborted,      // The peer went away mid-session (its connections closed or reset).
-  kInterrupted,  // Our own stop request ended the work.
-  kNoDevice,     // No RDMA device here, none with that name, or none on the source interface.
+  kUsage,         // Bad flags or options.
+  kRefused,       // The peer refused the connection, or closed it before admission.
+  kUnreachable,   // The peer's name does not resolve, or nothing routes to it.
+  kTimeout,       // The peer did not answer in time.
+  kBusy,          // The peer's responder is serving another session.
+  kAuth,          // The shared secret did not match.
+  kRejected,      // The responder refused the request (its limits, an unknown session kind).
+  kAborted,       // The peer went away mid-session (its connections closed or reset).
+  kInterrupted,   // Our own stop request ended the work.
+  kNoDevice,      // No RDMA device here, none with that name, or none on the source interface.
   kNoActivePort,  // The RDMA device's port is down: ours or the responder's.
-  kNoSpace,  // The filesystem filled up, or has too little room to leave the reserve.
-  kNoRoute,  // The kernel has no route to the peer.
+  kNoSpace,       // The filesystem filled up, or has too little room to leave the reserve.
+  kNoRoute,       // The kernel has no route to the peer.
 };
 
 }  // namespace fabric

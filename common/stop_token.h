@@ -37,9 +37,7 @@ class StopToken {
   StopToken() = default;  // Never stopped.
 
   bool stop_possible() const { return flag_ != nullptr; }
-  bool stop_requested() const {
-    return flag_ != nullptr && flag_->load(std::memory_order_relaxed);
-  }
+  bool stop_requested() const { return flag_ != nullptr && flag_->load(std::memory_order_relaxed); }
 
   // How long a blocking wait with `left` to go may sleep before it looks at
   // the request again: all of it when nothing can stop the work.

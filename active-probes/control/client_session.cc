@@ -23,13 +23,15 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
   hello.Set("v", static_cast<uint64_t>(kProtocolVersion)).Set("probe", o.probe);
   if (auto s = conn.Write(hello, deadline()); !s.ok()) {
     if (s.error().code == ErrorCode::kInterrupted) return Unexpected{s.error()};
-    return MakeError(ErrorCode::kRefused, "refused: " + PeerText(o.peer) + " closed the connection");
+    return MakeError(ErrorCode::kRefused,
+                     "refused: " + PeerText(o.peer) + " closed the connection");
   }
   auto first = conn.Read(deadline());
   if (!first.ok()) {
     if (first.error().code == ErrorCode::kInterrupted) return Unexpected{first.error()};
     if (first.error().code == ErrorCode::kTimeout) {
-      return MakeError(ErrorCode::kTimeout, "timeout: " + PeerText(o.peer) + " did not answer HELLO");
+      return MakeError(ErrorCode::kTimeout,
+                       "timeout: " + PeerText(o.peer) + " did not answer HELLO");
     }
     return MakeError(ErrorCode::kRefused,
                      "refused: " + PeerText(o.peer) + " closed the connection before answering");
@@ -41,9 +43,9 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
                                            std::to_string(*retry_ms) + " ms");
   }
   if (first->verb == "ERR" && first->Get("reason") == "not-allowed") {
-    return MakeError(ErrorCode::kRefused,
-                     "refused: " + PeerText(o.peer) +
-                         " does not allow this source address (responder --allow)");
+    return MakeError(
+        ErrorCode::kRefused,
+        "refused: " + PeerText(o.peer) + " does not allow this source address (responder --allow)");
   }
   if (first->verb != "CHALLENGE" || !first->Get("nonce")) {
     return MakeError(ErrorCode::kRefused, "refused: unexpected answer " + Quote(first->verb) +

@@ -38,7 +38,9 @@ int PollUntil(int fd, short events, SteadyClock::time_point deadline, const Stop
   }
 }
 
-Unexpected Interrupted() { return MakeError(ErrorCode::kInterrupted, "interrupted: stopped (shutdown)"); }
+Unexpected Interrupted() {
+  return MakeError(ErrorCode::kInterrupted, "interrupted: stopped (shutdown)");
+}
 
 Result<sockaddr_storage> Resolve(const std::string& host, uint16_t port, bool passive) {
   addrinfo hints{};
@@ -139,8 +141,8 @@ Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
       const char* kind = err == ECONNREFUSED ? "refused"
                          : err == ETIMEDOUT  ? "timeout"
                                              : "unreachable";
-      return MakeError(code, std::string(kind) + ": connect to " + Describe(peer) + ": " +
-                                 std::strerror(err));
+      return MakeError(
+          code, std::string(kind) + ": connect to " + Describe(peer) + ": " + std::strerror(err));
     }
   }
   int flags = fcntl(fd.get(), F_GETFL);
@@ -213,13 +215,15 @@ Result<Message> LineConn::Read(SteadyClock::time_point deadline) {
     if (buf_.size() > kMaxLineBytes) return MakeError("control message over 64 KiB");
     int n = PollUntil(fd_.get(), POLLIN, deadline, stop_);
     if (n == kStopped) return Interrupted();
-    if (n == 0) return MakeError(ErrorCode::kTimeout, "timeout: no complete control message in time");
+    if (n == 0)
+      return MakeError(ErrorCode::kTimeout, "timeout: no complete control message in time");
     char tmp[1024];
     // One line at a time would be slow; reading ahead is safe because data
     // connections never share this reader with their payload.
     ssize_t r = ::recv(fd_.get(), tmp, sizeof(tmp), MSG_DONTWAIT);
     if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (r < 0) return MakeError(ErrorCode::kAborted, std::string("closed: ") + std::strerror(errno));
+    if (r < 0)
+      return MakeError(ErrorCode::kAborted, std::string("closed: ") + std::strerror(errno));
     if (r == 0) return MakeError(ErrorCode::kAborted, "closed: peer closed the control connection");
     buf_.append(tmp, static_cast<size_t>(r));
   }

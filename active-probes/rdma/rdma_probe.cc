@@ -76,10 +76,9 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, const ProbeContext& c
   if (!offer.ok()) return MakeError(ErrorCode::kRefused, "refused: " + offer.error().message);
   const auto& [region, token] = *offer;
   if (region.length < req.region_bytes()) {
-    return MakeError(ErrorCode::kRefused, "refused: responder registered " +
-                                              std::to_string(region.length) +
-                                              " bytes, the test needs " +
-                                              std::to_string(req.region_bytes()));
+    return MakeError(ErrorCode::kRefused,
+                     "refused: responder registered " + std::to_string(region.length) +
+                         " bytes, the test needs " + std::to_string(req.region_bytes()));
   }
 
   RdmaInitiatorRequest ireq;
@@ -208,8 +207,7 @@ Status ValidateRdmaOptions(const RdmaProbeOptions& o) {
   return OkStatus();
 }
 
-Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options,
-                                     const ProbeContext& context) {
+Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const ProbeContext& context) {
   return RunRdmaProbe(options, context, DefaultRdmaBackend());
 }
 
@@ -221,8 +219,7 @@ Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const Prob
   auto ports = ListRdmaPorts(context.root);
   if (!ports.ok()) return MakeError(ErrorCode::kNoDevice, "no-device: " + ports.error().message);
   if (ports->empty()) {
-    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device (" +
-                                               context.root.sysfs() +
+    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device (" + context.root.sysfs() +
                                                "/class/infiniband is missing or empty)");
   }
   if (!options.device.empty()) {
@@ -236,8 +233,7 @@ Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const Prob
     if (r.ok() || r.error().code != ErrorCode::kBusy || attempt >= options.busy_retries) {
       return r;
     }
-    if (!context.stop.SleepFor(
-            std::chrono::milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)))) {
+    if (!context.stop.SleepFor(std::chrono::milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)))) {
       return MakeError(ErrorCode::kInterrupted, "interrupted: waiting for a busy responder");
     }
   }

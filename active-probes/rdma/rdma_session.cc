@@ -104,15 +104,15 @@ SessionKindOutcome Serve(SessionContext& ctx, RdmaBackend& backend,
   ready.verb = "READY";
   if (auto s = ctx.control.Write(ready, idle()); !s.ok()) return Fail(ctx, s.error().message);
 
-  auto mark_start =
-      ctx.control.Read(SteadyClock::now() + std::chrono::milliseconds(req->warmup_ms) + o.idle_timeout);
+  auto mark_start = ctx.control.Read(SteadyClock::now() +
+                                     std::chrono::milliseconds(req->warmup_ms) + o.idle_timeout);
   if (!mark_start.ok() || mark_start->verb != "MARK") {
     return Fail(ctx, mark_start.ok() ? "expected MARK" : mark_start.error().message);
   }
   PortCounters a = ReadPortCounters(root, region->device, region->port);
   ProcessCpu cpu_a = SampleProcessCpu();
-  auto mark_end =
-      ctx.control.Read(SteadyClock::now() + std::chrono::milliseconds(req->duration_ms) + o.idle_timeout);
+  auto mark_end = ctx.control.Read(SteadyClock::now() +
+                                   std::chrono::milliseconds(req->duration_ms) + o.idle_timeout);
   if (!mark_end.ok() || mark_end->verb != "MARK") {
     return Fail(ctx, mark_end.ok() ? "expected MARK" : mark_end.error().message);
   }

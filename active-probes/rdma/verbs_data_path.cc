@@ -51,7 +51,8 @@ class VerbsInitiator : public RdmaInitiator {
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, deadline,
                                     "resolving " + AddressText(request.peer), request.stop));
       if (c.id->verbs == nullptr) {
-        return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device holds " + AddressText(request.local));
+        return MakeError(ErrorCode::kNoDevice,
+                         "no-device: no RDMA device holds " + AddressText(request.local));
       }
       if (rdma_resolve_route(c.id.get(), timeout_ms) != 0) {
         return MakeError(ErrorCode::kUnreachable, "unreachable: " + Errno("rdma_resolve_route"));
@@ -129,7 +130,8 @@ class VerbsInitiator : public RdmaInitiator {
       // One relaxed load per sweep: the stop request ends the run within a
       // sweep; the QPs, CQs and the region go with the initiator.
       if (request_.stop.stop_requested()) {
-        return MakeError(ErrorCode::kInterrupted, std::string("interrupted: during the ") + (stopping  ? "drain"
+        return MakeError(ErrorCode::kInterrupted,
+                         std::string("interrupted: during the ") + (stopping  ? "drain"
                                                                     : started ? "window"
                                                                               : "warm-up"));
       }
@@ -167,8 +169,9 @@ class VerbsInitiator : public RdmaInitiator {
       }
       if (stopping && in_flight == 0) break;
       if (stopping && SteadyClock::now() > drain_deadline) {
-        return MakeError(ErrorCode::kTimeout, "timeout: " + std::to_string(in_flight) +
-                         " RDMA WRITEs did not complete within 2 s of the window's end");
+        return MakeError(ErrorCode::kTimeout,
+                         "timeout: " + std::to_string(in_flight) +
+                             " RDMA WRITEs did not complete within 2 s of the window's end");
       }
     }
     if (fill_samples > 0) stats.mean_outstanding_fraction = fill_sum / fill_samples;
@@ -186,9 +189,10 @@ class VerbsInitiator : public RdmaInitiator {
                        std::to_string(q);
     ibv_port_attr pattr{};
     if (ibv_query_port(context_, port_num_, &pattr) == 0 && pattr.state != IBV_PORT_ACTIVE) {
-      return MakeError(ErrorCode::kNoActivePort, "no-port: device " + std::string(ibv_get_device_name(context_->device)) +
-                       " port " + std::to_string(port_num_) + " went down during the run (" + what +
-                       ")");
+      return MakeError(ErrorCode::kNoActivePort,
+                       "no-port: device " + std::string(ibv_get_device_name(context_->device)) +
+                           " port " + std::to_string(port_num_) + " went down during the run (" +
+                           what + ")");
     }
     return MakeError(what);
   }
@@ -203,7 +207,8 @@ class VerbsInitiator : public RdmaInitiator {
     info.device = ibv_get_device_name(context_->device);
     info.port = id->port_num;
     if (pattr.state != IBV_PORT_ACTIVE) {
-      return MakeError(ErrorCode::kNoActivePort, "no-port: device " + info.device + " has no active port");
+      return MakeError(ErrorCode::kNoActivePort,
+                       "no-port: device " + info.device + " has no active port");
     }
     info.active_mtu = MtuBytes(pattr.active_mtu);
     pd_.reset(ibv_alloc_pd(context_));

@@ -136,8 +136,8 @@ inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, SteadyClock::time_
     if (stop.stop_requested()) {
       return MakeError(ErrorCode::kInterrupted, "interrupted: waiting for an rdma_cm event");
     }
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now())
+                    .count();
     if (left < 0) left = 0;
     if (stop.stop_possible()) left = std::min<int64_t>(left, kStopSlice.count());
     pollfd p{channel->fd, POLLIN, 0};

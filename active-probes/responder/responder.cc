@@ -89,7 +89,8 @@ void Responder::AcceptLoop() {
     for (const auto& p : pending) fds.push_back({p.fd.get(), POLLIN, 0});
     int timeout_ms = 1000;
     for (const auto& p : pending) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(p.deadline - SteadyClock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(p.deadline - SteadyClock::now());
       timeout_ms = std::min<int>(timeout_ms, std::max<int>(0, static_cast<int>(left.count())));
     }
     int n = ::poll(fds.data(), fds.size(), timeout_ms);

@@ -179,9 +179,9 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
       const Slot& slot = slots[c.slot];
       if (c.result != static_cast<int64_t>(spec.block_size)) {
         if (failure.ok()) {
-          failure = MakeError(CodeOfResult(c.result), DescribeIoError(spec.kind, spec.file_name,
-                                                                      slot.offset, c.result,
-                                                                      spec.block_size));
+          failure = MakeError(
+              CodeOfResult(c.result),
+              DescribeIoError(spec.kind, spec.file_name, slot.offset, c.result, spec.block_size));
         }
         if (spec.abort != nullptr) spec.abort->store(true);
         stop_now = true;
@@ -251,10 +251,10 @@ Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
       const IoCompletion& c = done[i];
       if (c.result != static_cast<int64_t>(block_size)) {
         if (failure.ok()) {
-          failure = MakeError(CodeOfResult(c.result),
-                              "preparing the read file: " +
-                                  DescribeIoError(IoKind::kWrite, file_name, offsets[c.slot],
-                                                  c.result, block_size));
+          failure = MakeError(
+              CodeOfResult(c.result),
+              "preparing the read file: " + DescribeIoError(IoKind::kWrite, file_name,
+                                                            offsets[c.slot], c.result, block_size));
         }
         stop_now = true;
         continue;

@@ -41,7 +41,7 @@ struct JobSpec {
   // fdatasync makes every counted byte durable (rewrites of a cached page
   // would be counted but reach the disk once).
   bool single_pass = false;
-  StopToken stop;                       // The caller's abort request.
+  StopToken stop;                      // The caller's abort request.
   std::atomic<bool>* abort = nullptr;  // Set by a failing job to stop the others.
 };
 

@@ -150,11 +150,11 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o,
       if (!avail.ok()) return MakeError(avail.error());
       uint64_t need = size * count;
       if (*avail < need || *avail - need < o.reserve_bytes) {
-        return MakeError(ErrorCode::kNoSpace,
-                         "refusing to write " + std::to_string(need) + " bytes in " + dir->path() +
-                             ": " + std::to_string(*avail) +
-                             " bytes are free and the probe must leave " +
-                             std::to_string(o.reserve_bytes) + " (--reserve)");
+        return MakeError(ErrorCode::kNoSpace, "refusing to write " + std::to_string(need) +
+                                                  " bytes in " + dir->path() + ": " +
+                                                  std::to_string(*avail) +
+                                                  " bytes are free and the probe must leave " +
+                                                  std::to_string(o.reserve_bytes) + " (--reserve)");
       }
       for (uint32_t i = 0; i < count; ++i) {
         auto f = ProbeFile::Create(*dir, "fabric_probe_storage." + std::to_string(i));

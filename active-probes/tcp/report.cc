@@ -28,8 +28,8 @@ std::string DirectionJson(const DirectionResult& d) {
   for (size_t i = 0; i < d.stream_bytes_per_second.size(); ++i) {
     per += (i ? "," : "") + JsonNumber(d.stream_bytes_per_second[i]);
   }
-  return "{\"direction\":" + JsonString(DirectionName(d.direction)) + ",\"streams\":" + std::to_string(d.streams) +
-         ",\"bytes\":" + std::to_string(d.bytes) +
+  return "{\"direction\":" + JsonString(DirectionName(d.direction)) +
+         ",\"streams\":" + std::to_string(d.streams) + ",\"bytes\":" + std::to_string(d.bytes) +
          ",\"window_seconds\":" + JsonNumber(d.window_seconds) +
          ",\"bytes_per_second\":" + JsonNumber(d.bytes_per_second) +
          ",\"per_stream_bytes_per_second\":{\"min\":" + JsonNumber(d.per_stream.min) +
@@ -113,11 +113,11 @@ std::string ResultToTable(const TcpProbeResult& r) {
        "min/strm", "med/strm", "max/strm", "retrans", "rtt_us", "rwnd%", "sbuf%", "mss");
   for (const auto& d : r.directions) {
     Line(out, "%-8s %12llu %10s %10s %10s %8s %9llu %7.0f %6.1f %6.1f %5llu\n",
-         std::string(DirectionName(d.direction)).c_str(),
-         static_cast<unsigned long long>(d.bytes), Gbps(d.bytes_per_second).c_str(),
-         Gbps(d.per_stream.min).c_str(), Gbps(d.per_stream.median).c_str(),
-         Gbps(d.per_stream.max).c_str(), static_cast<unsigned long long>(d.retransmits),
-         d.rtt_seconds * 1e6, d.rwnd_limited_fraction * 100, d.sndbuf_limited_fraction * 100,
+         std::string(DirectionName(d.direction)).c_str(), static_cast<unsigned long long>(d.bytes),
+         Gbps(d.bytes_per_second).c_str(), Gbps(d.per_stream.min).c_str(),
+         Gbps(d.per_stream.median).c_str(), Gbps(d.per_stream.max).c_str(),
+         static_cast<unsigned long long>(d.retransmits), d.rtt_seconds * 1e6,
+         d.rwnd_limited_fraction * 100, d.sndbuf_limited_fraction * 100,
          static_cast<unsigned long long>(d.mss));
     if (d.zerocopy_sends > 0) {
       Line(out, "         zerocopy: %llu sends completed, %llu copied by the kernel anyway\n",

@@ -66,8 +66,8 @@ SideCpu CpuOf(const SideReport& r) {
 
 // One direction: streams [first, first+n) counted at `receiver`, TCP state
 // from `sender`.
-DirectionResult Combine(Direction direction, const SideReport& receiver,
-                        const SideReport& sender, size_t first, size_t n) {
+DirectionResult Combine(Direction direction, const SideReport& receiver, const SideReport& sender,
+                        size_t first, size_t n) {
   DirectionResult d;
   d.direction = direction;
   d.streams = static_cast<uint32_t>(n);

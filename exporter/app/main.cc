@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/build_info.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/read/open_file_cache.h"
 #include "exporter/app/options.h"
@@ -92,8 +93,7 @@ std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime*
       std::chrono::steady_clock::now() - latest->taken > std::chrono::minutes(1)) {
     latest = scraper.Scrape();
   }
-  const double now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double now = SystemClock().WallSeconds();
   auto ladders =
       ladder::NodeLadders(*fleet, probes != nullptr && probes->loopback(), latest->families,
                           probes != nullptr ? probes->Results() : std::vector<ProbeRecord>{}, now);

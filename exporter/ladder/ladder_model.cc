@@ -88,8 +88,8 @@ Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& rec
     // In the verdicts' name order (the table's).
     for (const auto& [verdict, raised] : r->verdicts) {
       std::string name(probe::VerdictName(verdict));
-      if (raised && std::find(layer.verdicts.begin(), layer.verdicts.end(), name) ==
-                        layer.verdicts.end()) {
+      if (raised &&
+          std::find(layer.verdicts.begin(), layer.verdicts.end(), name) == layer.verdicts.end()) {
         layer.verdicts.push_back(name);
       }
     }

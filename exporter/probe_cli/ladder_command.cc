@@ -271,9 +271,8 @@ int RunLadderCommand(int argc, char** argv) {
                 [&store, rung] { return Outcome(store, rung); }};
   };
   std::vector<Step> steps;
-  steps.push_back(rung_step(Rung::kTcpMulti, tcp_run, [&] {
-    RunTcpRung(Rung::kTcpMulti, tcp, self, peer, context, store);
-  }));
+  steps.push_back(rung_step(Rung::kTcpMulti, tcp_run,
+                            [&] { RunTcpRung(Rung::kTcpMulti, tcp, self, peer, context, store); }));
   if (tcp.single_stream) {
     steps.push_back(rung_step(Rung::kTcpSingle, tcp_run, [&] {
       RunTcpRung(Rung::kTcpSingle, tcp, self, peer, context, store);
@@ -286,7 +285,8 @@ int RunLadderCommand(int argc, char** argv) {
   }
   if (!storage.directory.empty()) {
     steps.push_back(Step{"storage", 2 * (storage.duration_seconds + storage.warmup_seconds) + 1,
-                         [&] { RunStorageLadder(storage, context, store); }, [&store] {
+                         [&] { RunStorageLadder(storage, context, store); },
+                         [&store] {
                            return Outcome(store, Rung::kStorageRead) + " read, " +
                                   Outcome(store, Rung::kStorageWrite) + " write";
                          }});

@@ -20,8 +20,7 @@ const probe::ProbeDeclaration& PathProbeDeclaration() {
 }
 
 int ExpectedPathMtu(const FleetNode& self, const FleetNode& peer) {
-  return self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu)
-                                      : std::max(self.mtu, peer.mtu);
+  return self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu) : std::max(self.mtu, peer.mtu);
 }
 
 probe::Measurement PathMeasurement(const FleetNode& self, const RouteInfo& route, int path_mtu,

@@ -40,9 +40,8 @@ std::vector<ProbeKey> KeysOf(probe::Rung rung, const std::string& target) {
   return keys;
 }
 
-RunRecords RecordsOfRun(const probe::Probe& probe,
-                        const Result<std::vector<Measurement>>& run, double timestamp_seconds,
-                        double duration_seconds, bool stop_requested) {
+RunRecords RecordsOfRun(const probe::Probe& probe, const Result<std::vector<Measurement>>& run,
+                        double timestamp_seconds, double duration_seconds, bool stop_requested) {
   RunRecords out;
   const probe::ProbeDeclaration& declared = probe.declaration();
   if (!run.ok()) {
@@ -111,9 +110,9 @@ ProbeOutcome RunAndRecord(probe::Probe& probe, const probe::ProbeContext& contex
   } else {
     for (const Measurement& m : *run) {
       if (!m.note.empty()) {
-        log::Warn(kind + " probe", {{"probe", label},
-                                    {TargetKey(probe.rung()), probe.target()},
-                                    {"detail", m.note}});
+        log::Warn(
+            kind + " probe",
+            {{"probe", label}, {TargetKey(probe.rung()), probe.target()}, {"detail", m.note}});
       }
     }
   }

@@ -67,19 +67,17 @@ std::string ProbeCatalogueJson() {
     for (size_t i = 0; i < r.directions.size(); ++i) {
       directions += (i ? "," : "") + JsonString(probe::DirectionName(r.directions[i]));
     }
-    rungs.push_back("{\"label\":" + JsonString(r.label) + ",\"title\":" + JsonString(r.title) +
-                    ",\"target\":" +
-                    JsonString(r.target == probe::RungTarget::kPeer ? "peer" : "directory") +
-                    ",\"directions\":" + directions + "]" +
-                    ",\"ladder_layer\":" + JsonBool(r.ladder_layer) +
-                    ",\"ceiling\":" + JsonBool(r.ceiling) + "}");
+    rungs.push_back(
+        "{\"label\":" + JsonString(r.label) + ",\"title\":" + JsonString(r.title) +
+        ",\"target\":" + JsonString(r.target == probe::RungTarget::kPeer ? "peer" : "directory") +
+        ",\"directions\":" + directions + "]" + ",\"ladder_layer\":" + JsonBool(r.ladder_layer) +
+        ",\"ceiling\":" + JsonBool(r.ceiling) + "}");
   }
   for (const auto& v : probe::ValueCatalogue()) {
     values.push_back("{\"name\":" + JsonString(v.name) +
                      ",\"metric\":" + JsonString("fabric_probe_" + std::string(v.name)) +
-                     ",\"unit\":" + JsonString(probe::UnitName(v.unit)) +
-                     ",\"help\":" + JsonString(v.help) +
-                     ",\"producers\":" + Labels(ProducersOf(v.id)) + "}");
+                     ",\"unit\":" + JsonString(probe::UnitName(v.unit)) + ",\"help\":" +
+                     JsonString(v.help) + ",\"producers\":" + Labels(ProducersOf(v.id)) + "}");
   }
   for (const auto& v : probe::Verdicts()) {
     verdicts.push_back("{\"name\":" + JsonString(v.name) +

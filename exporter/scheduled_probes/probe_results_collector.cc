@@ -17,7 +17,7 @@ constexpr std::string_view kFailureInfo = "fabric_probe_failure_info";
 constexpr std::string_view kVerdict = "fabric_probe_verdict";
 constexpr std::string_view kRunsTotal = "fabric_probe_runs_total";
 constexpr std::string_view kSkipsTotal = "fabric_probe_skips_total";
-constexpr std::string_view kRecordFamilies[] = {kLastRun,  kSuccess,  kRunDuration, kInfo,
+constexpr std::string_view kRecordFamilies[] = {kLastRun,     kSuccess, kRunDuration, kInfo,
                                                 kFailureInfo, kVerdict, kRunsTotal,   kSkipsTotal};
 
 class ProbeResultsCollector : public Collector {
@@ -36,10 +36,9 @@ class ProbeResultsCollector : public Collector {
                  "tell a stale ladder rung from a current one.",
                  key, r.timestamp_seconds);
       if (r.timestamp_seconds == 0) continue;
-      sink.Gauge(kSuccess, "1 if the probe's last run produced a result, else 0.",
-                 key, r.success ? 1 : 0);
-      sink.Gauge(kRunDuration, "Wall time of the probe's last run.", key,
-                 r.duration_seconds);
+      sink.Gauge(kSuccess, "1 if the probe's last run produced a result, else 0.", key,
+                 r.success ? 1 : 0);
+      sink.Gauge(kRunDuration, "Wall time of the probe's last run.", key, r.duration_seconds);
       if (!r.info.empty()) {
         LabelPairs labels = key;
         for (const auto& [name, value] : r.info) labels.emplace_back(name, value);
@@ -52,8 +51,7 @@ class ProbeResultsCollector : public Collector {
       if (!r.success) {
         LabelPairs labels = key;
         labels.emplace_back("reason", r.failure_reason);
-        sink.Info(kFailureInfo, "Why the probe's last run failed (reason label).",
-                  labels);
+        sink.Info(kFailureInfo, "Why the probe's last run failed (reason label).", labels);
         continue;
       }
       for (const auto& [id, value] : r.values) {
@@ -75,8 +73,7 @@ class ProbeResultsCollector : public Collector {
     if (stats_) {
       for (const auto& [task, stats] : stats_()) {
         for (const auto& [outcome, n] : stats.runs) {
-          sink.Counter(kRunsTotal,
-                       "Probe runs by outcome (success, failure, busy, timeout).",
+          sink.Counter(kRunsTotal, "Probe runs by outcome (success, failure, busy, timeout).",
                        {{"probe", stats.probe}, {"target", stats.target}, {"outcome", outcome}},
                        static_cast<double>(n));
         }

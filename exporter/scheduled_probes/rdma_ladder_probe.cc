@@ -65,12 +65,10 @@ Result<std::vector<probe::Measurement>> RdmaRungProbe::Run(const probe::ProbeCon
   options.tx_depth = settings_.tx_depth;
   options.duration =
       std::chrono::milliseconds(static_cast<int64_t>(settings_.duration_seconds * 1000));
-  options.warmup =
-      std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
+  options.warmup = std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
   options.busy_retries = 2;
-  auto result =
-      probe::RunRdmaProbe(options, context,
-                          backend_ != nullptr ? *backend_ : probe::DefaultRdmaBackend());
+  auto result = probe::RunRdmaProbe(options, context,
+                                    backend_ != nullptr ? *backend_ : probe::DefaultRdmaBackend());
   if (!result.ok()) return Unexpected{result.error()};
   return std::vector<probe::Measurement>{RdmaMeasurement(*result)};
 }

@@ -92,8 +92,7 @@ struct ProbeTaskStats {
 
 class Scheduler {
  public:
-  Scheduler(std::vector<ProbeTask> tasks, SchedulerClock& clock, Seconds max_splay,
-            uint64_t seed);
+  Scheduler(std::vector<ProbeTask> tasks, SchedulerClock& clock, Seconds max_splay, uint64_t seed);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

@@ -15,8 +15,7 @@ const probe::ProbeDeclaration& TcpRungDeclaration() {
       {ProbeValue::kThroughput, ProbeValue::kBytes, ProbeValue::kWindow, ProbeValue::kStreams,
        ProbeValue::kStreamMin, ProbeValue::kStreamMedian, ProbeValue::kStreamMax,
        ProbeValue::kRetransmits, ProbeValue::kRtt, ProbeValue::kCwnd, ProbeValue::kRwndLimited,
-       ProbeValue::kSndbufLimited, ProbeValue::kMss, ProbeValue::kLocalCpu,
-       ProbeValue::kRemoteCpu},
+       ProbeValue::kSndbufLimited, ProbeValue::kMss, ProbeValue::kLocalCpu, ProbeValue::kRemoteCpu},
       {Verdict::kCpuBound, Verdict::kContended, Verdict::kStreamLimited,
        Verdict::kReceiverWindowLimited, Verdict::kSendBufferLimited},
   };
@@ -68,8 +67,7 @@ Result<std::vector<probe::Measurement>> TcpRungProbe::Run(const probe::ProbeCont
   options.streams = rung_ == Rung::kTcpSingle ? 1 : settings_.streams;
   options.duration =
       std::chrono::milliseconds(static_cast<int64_t>(settings_.duration_seconds * 1000));
-  options.warmup =
-      std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
+  options.warmup = std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
   options.direction = probe::Direction::kBoth;
   options.busy_retries = 2;
   options.pin = false;  // The exporter shares the host; let the scheduler place threads.

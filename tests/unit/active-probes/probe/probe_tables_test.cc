@@ -98,8 +98,7 @@ TEST(Values, OneRowPerValueNamedByItsUnit) {
         EXPECT_TRUE(EndsWith(info.name, "bytes")) << info.name;
         break;
       default:
-        EXPECT_FALSE(EndsWith(info.name, "_seconds") || EndsWith(info.name, "_ratio"))
-            << info.name;
+        EXPECT_FALSE(EndsWith(info.name, "_seconds") || EndsWith(info.name, "_ratio")) << info.name;
     }
   }
   EXPECT_EQ(values.size(), static_cast<size_t>(ProbeValue::kJumboFrameBytes) + 1);

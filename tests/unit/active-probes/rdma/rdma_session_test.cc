@@ -258,8 +258,7 @@ TEST_F(RdmaControlTest, DefaultBackendOnThisHost) {
   fabric::testing::TestContext host;
   auto r = RunRdmaProbe(o, host.context());
   if (r.ok()) GTEST_SKIP() << "this host has a working RDMA port";
-  EXPECT_TRUE(r.error().code == ErrorCode::kNoDevice ||
-              r.error().code == ErrorCode::kNoActivePort)
+  EXPECT_TRUE(r.error().code == ErrorCode::kNoDevice || r.error().code == ErrorCode::kNoActivePort)
       << r.error().message;
 }
 

@@ -181,8 +181,8 @@ TEST_F(LoopbackProbeTest, StopEndsTheWindowAndFreesTheResponder) {
   o.duration = std::chrono::milliseconds(2500);
   o.direction = Direction::kBoth;
   Result<TcpProbeResult> r = MakeError("not run");
-  double took =
-      SecondsUntilStopped(test_.stop, std::chrono::milliseconds(400), [&] { r = RunTcpProbe(o, Ctx()); });
+  double took = SecondsUntilStopped(test_.stop, std::chrono::milliseconds(400),
+                                    [&] { r = RunTcpProbe(o, Ctx()); });
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kInterrupted) << r.error().message;
   EXPECT_LT(took, 1.0);
@@ -204,8 +204,8 @@ TEST(ProbeErrorsTest, StopDoesNotWaitOutASilentPeer) {
   o.secret = kSecret;
   o.connect_timeout = std::chrono::milliseconds(5000);
   Result<TcpProbeResult> r = MakeError("not run");
-  double took =
-      SecondsUntilStopped(test.stop, std::chrono::milliseconds(200), [&] { r = RunTcpProbe(o, test.context()); });
+  double took = SecondsUntilStopped(test.stop, std::chrono::milliseconds(200),
+                                    [&] { r = RunTcpProbe(o, test.context()); });
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kInterrupted) << r.error().message;
   EXPECT_LT(took, 1.0);

@@ -105,8 +105,8 @@ TEST_F(ProbeAdapterTest, SuccessRecordsValuesVerdictsAndTheClocksTimes) {
 
 TEST_F(ProbeAdapterTest, UndeclaredValuesAndVerdictsAreNotPublished) {
   Measurement m = Send(1e9);
-  m.values[ProbeValue::kRtt] = 0.001;            // Not declared by the fake kind.
-  m.verdicts[Verdict::kLatencyBound] = true;     // Nor this.
+  m.values[ProbeValue::kRtt] = 0.001;         // Not declared by the fake kind.
+  m.verdicts[Verdict::kLatencyBound] = true;  // Nor this.
   FakeProbe fake(clock_, std::vector<Measurement>{m});
   EXPECT_EQ(RunAndRecord(fake, Context(), store_), ProbeOutcome::kSuccess);
   auto records = store_.Snapshot();
@@ -123,7 +123,8 @@ TEST_F(ProbeAdapterTest, EveryErrorCodeRecordsItsReasonOnEveryDirection) {
     ResultStore store;
     FakeProbe fake(clock_, MakeError(kind.code, "what went wrong"));
     ProbeOutcome outcome = RunAndRecord(fake, Context(), store);
-    EXPECT_EQ(outcome, kind.code == ErrorCode::kBusy ? ProbeOutcome::kBusy : ProbeOutcome::kFailure);
+    EXPECT_EQ(outcome,
+              kind.code == ErrorCode::kBusy ? ProbeOutcome::kBusy : ProbeOutcome::kFailure);
     auto records = store.Snapshot();
     ASSERT_EQ(records.size(), 2u);  // tcp_multi: receive and send.
     for (const ProbeRecord& r : records) {

@@ -67,7 +67,8 @@ std::set<T> AsSet(const std::vector<T>& v) {
 
 TEST(ProbeCatalogue, EveryValueAndVerdictHasAProducer) {
   for (const auto& v : probe::ValueCatalogue()) {
-    EXPECT_FALSE(ProducersOf(v.id).empty()) << v.name << " is in the catalogue, nothing produces it";
+    EXPECT_FALSE(ProducersOf(v.id).empty())
+        << v.name << " is in the catalogue, nothing produces it";
   }
   for (const auto& v : probe::Verdicts()) {
     EXPECT_FALSE(ProducersOf(v.id).empty()) << v.name << ": no producer";
@@ -88,7 +89,8 @@ TEST(ProbeCatalogue, EachKindEmitsExactlyWhatItDeclares) {
       EXPECT_TRUE(AsSet(d->verdicts).count(id)) << "emits undeclared " << probe::VerdictName(id);
     }
     for (Verdict id : d->verdicts) {
-      EXPECT_TRUE(e.verdicts.count(id)) << "declares " << probe::VerdictName(id) << ", never sets it";
+      EXPECT_TRUE(e.verdicts.count(id))
+          << "declares " << probe::VerdictName(id) << ", never sets it";
     }
   }
 }
@@ -112,8 +114,9 @@ TEST(ProbeCatalogue, JsonListsRungsValuesWithProducersAndVerdicts) {
   EXPECT_NE(json.find("\"label\":\"path\",\"title\":\"path check\",\"target\":\"peer\","
                       "\"directions\":[\"\"],\"ladder_layer\":false"),
             std::string::npos);
-  EXPECT_NE(json.find("{\"name\":\"iops\",\"metric\":\"fabric_probe_iops\",\"unit\":\"per_second\""),
-            std::string::npos);
+  EXPECT_NE(
+      json.find("{\"name\":\"iops\",\"metric\":\"fabric_probe_iops\",\"unit\":\"per_second\""),
+      std::string::npos);
   EXPECT_NE(json.find("\"producers\":[\"storage_read\",\"storage_write\"]}"), std::string::npos);
   EXPECT_NE(json.find("{\"name\":\"congested\",\"producers\":[\"rdma\"]}"), std::string::npos);
   EXPECT_NE(json.find("\"fabric_probe_failure_info\""), std::string::npos);
