@@ -13,7 +13,7 @@ TcpProbeResult Even(uint32_t streams, double per_stream_gbit) {
   TcpProbeResult r;
   r.streams = streams;
   DirectionResult d;
-  d.direction = "send";
+  d.direction = Direction::kSend;
   d.streams = streams;
   d.stream_bytes_per_second.assign(streams, per_stream_gbit * kGbit);
   d.per_stream = Summarize(d.stream_bytes_per_second);

@@ -12,9 +12,10 @@ namespace {
 using std::chrono::seconds;
 
 // A clock tests move by hand; waiting jumps straight to the deadline.
-class FakeClock : public Clock {
+class FakeClock : public SchedulerClock {
  public:
   SteadyTime Now() override { return now_; }
+  double WallSeconds() override { return 1.7e9; }
   bool WaitUntil(SteadyTime when) override {
     if (when > now_) now_ = when;
     return true;
