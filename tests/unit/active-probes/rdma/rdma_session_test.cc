@@ -33,7 +33,9 @@ class RdmaControlTest : public ::testing::Test {
     o.secret = kSecret;
     o.max_streams = 8;
     o.max_duration = std::chrono::milliseconds(3000);
-    o.idle_timeout = std::chrono::milliseconds(1000);
+    // Above the pauses a loaded CI host makes between control messages; one
+    // test waits it out (the responder's wait for queue pairs).
+    o.idle_timeout = std::chrono::milliseconds(3000);
     o.root = SysRoot("/proc", std::move(sysfs));
     if (with_rdma) AddRdmaSessionKind(o, responder_backend_, rdma);
     responder_ = std::make_unique<Responder>(o);
@@ -97,7 +99,10 @@ TEST_F(RdmaControlTest, ExchangesRegionOverTheAuthenticatedChannel) {
   ASSERT_EQ(r->per_qp.size(), 3u);
   EXPECT_GT(r->bytes, 0u);
   EXPECT_EQ(r->bytes, r->messages * 4096);
-  EXPECT_NEAR(r->window_seconds, 0.3, 0.1);
+  // The requester's own clock: never shorter than asked, and not the warm-up
+  // added several times (a loaded host overruns by scheduling delays only).
+  EXPECT_GE(r->window_seconds, 0.29);
+  EXPECT_LT(r->window_seconds, 5.0);
   EXPECT_DOUBLE_EQ(r->bytes_per_second, static_cast<double>(r->bytes) / r->window_seconds);
   // The fake completes 2, 4, 6 per poll on QPs 0, 1, 2.
   EXPECT_EQ(r->per_qp[2].messages, 3 * r->per_qp[0].messages);
@@ -162,7 +167,18 @@ TEST_F(RdmaControlTest, QpsWithoutTheSessionTokenAreNotAccepted) {
   auto r = RunRdmaProbe(Options(), Ctx(), probe_backend_);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kRefused) << r.error().message;
-  // The region registered for the session is released all the same.
+  // The region registered for the session is released all the same, when
+  // the responder's session ends (it waits out its idle timeout for the
+  // queue pairs); the counters' lock orders its cleanup before our reads.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto ended = [&] {
+    auto c = responder_->counters();
+    return c.sessions_completed + c.sessions_failed + c.rejected_requests + c.auth_failures;
+  };
+  while (ended() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(ended(), 1u);
   EXPECT_EQ(responder_backend_.fabric.regions_registered, 1);
   EXPECT_EQ(responder_backend_.fabric.regions_deregistered, 1);
 }
@@ -242,7 +258,8 @@ TEST_F(RdmaControlTest, StopEndsTheRunAndFreesTheResponder) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kInterrupted) << r.error().message;
-  EXPECT_LT(took, 1.5);
+  // Not waiting out the run: that takes at least warm-up + duration (2.6 s).
+  EXPECT_LT(took, 2.5);
   auto next = Options();
   next.busy_retries = 3;  // The responder may still be noticing the abandoned session.
   auto again = RunRdmaProbe(next, Ctx(), probe_backend_);
