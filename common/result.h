@@ -1,6 +1,7 @@
-// Result<T>: a value or an error message, shaped like std::expected (which
-// g++ 12 does not ship in C++20). Everything recoverable returns one of these;
-// exceptions are reserved for start-up errors caught in main().
+// Result<T>: a value or an error (a code and a message), shaped like
+// std::expected (which g++ 12 does not ship in C++20). Everything recoverable
+// returns one of these; exceptions are reserved for start-up errors caught in
+// main().
 #pragma once
 
 #include <string>
@@ -8,14 +9,19 @@
 #include <utility>
 #include <variant>
 
+#include "common/error_code.h"
+
 namespace fabric {
 
-// Why something failed. `absent` distinguishes "this kernel or driver does not
-// have it" (not a failure: a collector reports success with no samples) from a
-// real error.
+// Why something failed: a message for people and a code for code. The code is
+// set where the error is made (MakeError(ErrorCode::kBusy, ...)) and kept by
+// everything that passes the error on; kAbsent distinguishes "this kernel or
+// driver does not have it" (not a failure: a collector reports success with no
+// samples) from a real error.
 struct Error {
   std::string message;
-  bool absent = false;
+  ErrorCode code = ErrorCode::kOther;
+  bool absent() const { return code == ErrorCode::kAbsent; }
 };
 
 // Tag returned by MakeError() and converted into any Result<T>.
@@ -24,8 +30,11 @@ struct Unexpected {
 };
 
 inline Unexpected MakeError(std::string message) { return Unexpected{Error{std::move(message)}}; }
+inline Unexpected MakeError(ErrorCode code, std::string message) {
+  return Unexpected{Error{std::move(message), code}};
+}
 inline Unexpected MakeAbsent(std::string message) {
-  return Unexpected{Error{std::move(message), /*absent=*/true}};
+  return Unexpected{Error{std::move(message), ErrorCode::kAbsent}};
 }
 inline Unexpected MakeError(Error error) { return Unexpected{std::move(error)}; }
 
@@ -47,7 +56,7 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
 
   const Error& error() const { return std::get<1>(state_); }
-  bool absent() const { return !ok() && error().absent; }
+  bool absent() const { return !ok() && error().absent(); }
 
   template <typename U>
   T value_or(U&& fallback) const& {

@@ -1,28 +1,30 @@
 // fabric_probe rdma: RDMA WRITE bandwidth against a responder.
 #include <signal.h>
 
-#include <atomic>
 #include <cstdio>
 
 #include "active-probes/cli/arg_parse.h"
 #include "active-probes/control/auth.h"
+#include "active-probes/probe/error_kinds.h"
 #include "active-probes/rdma/rdma_probe.h"
 #include "active-probes/rdma/rdma_report.h"
 #include "active-probes/responder/responder.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/read/sysroot.h"
+#include "common/stop_token.h"
 
 namespace fabric::probe {
 namespace {
 
-// SIGINT/SIGTERM set this; the probe stops within ~50 ms, tears its queue
-// pairs and region down, and the command exits 128 + the signal.
-std::atomic<bool> g_stop{false};
+// SIGINT/SIGTERM request the stop; the probe stops within ~50 ms, tears its
+// queue pairs and region down, and the command exits 128 + the signal.
+StopSource g_stop;
 volatile sig_atomic_t g_signal = 0;
 
 void OnStopSignal(int sig) {
   g_signal = sig;
-  g_stop.store(true, std::memory_order_relaxed);
+  g_stop.RequestStop();
 }
 
 }  // namespace
@@ -45,9 +47,10 @@ int RunRdmaCommand(int argc, char** argv) {
                   std::string(SysRoot::kDefaultSysfs));
   flags.AddBool("json", "Print the result as JSON", false);
   flags.AddBool("help", "Show this help", false);
+  const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
     std::fprintf(stderr, "fabric_probe rdma: %s\n", s.error().message.c_str());
-    return 2;
+    return usage;
   }
   if (flags.GetBool("help")) {
     std::printf(
@@ -60,13 +63,12 @@ int RunRdmaCommand(int argc, char** argv) {
         flags.Usage().c_str());
     return 0;
   }
-  auto fail = [](const std::string& m) {
+  auto fail = [usage](const std::string& m) {
     std::fprintf(stderr, "fabric_probe rdma: %s\n", m.c_str());
-    return 2;
+    return usage;
   };
   RdmaProbeOptions o;
-  o.procfs = std::string(SysRoot::kDefaultProcfs);
-  o.sysfs = flags.GetString("path.sysfs");
+  const SysRoot root(std::string(SysRoot::kDefaultProcfs), flags.GetString("path.sysfs"));
   auto peer_flags = ParsePeerFlags(flags);
   if (!peer_flags.ok()) return fail(peer_flags.error().message);
   o.peer = peer_flags->peer;
@@ -103,19 +105,15 @@ int RunRdmaCommand(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  static_assert(std::atomic<bool>::is_always_lock_free);
-  o.stop = &g_stop;
+  SystemClock clock;
+  const ProbeContext context{root, g_stop.token(), clock};
   bool json = flags.GetBool("json");
-  auto result = RunRdmaProbe(o);
-  if (!result.ok() && g_stop.load()) {
-    if (json) std::fputs(RdmaErrorToJson(result.error()).c_str(), stdout);
-    std::fprintf(stderr, "fabric_probe rdma: %s\n", result.error().message.c_str());
-    return 128 + g_signal;
-  }
+  auto result = RunRdmaProbe(o, context);
   if (!result.ok()) {
-    if (json) std::fputs(RdmaErrorToJson(result.error()).c_str(), stdout);
+    if (json) std::fputs(ErrorToJson(result.error()).c_str(), stdout);
     std::fprintf(stderr, "fabric_probe rdma: %s\n", result.error().message.c_str());
-    return RdmaExitCode(result.error());
+    // A run the signal cut short exits as the signal says, whatever it failed with.
+    return ExitStatus(result.error(), g_stop.stop_requested() ? g_signal : 0);
   }
   std::fputs(json ? (RdmaResultToJson(*result) + "\n").c_str() : RdmaResultToTable(*result).c_str(),
              stdout);

@@ -56,8 +56,7 @@ int RunServeCommand(int argc, char** argv) {
     log::Configure(*level, log::Format::kLogfmt);
   }
   ResponderOptions o;
-  o.procfs = std::string(SysRoot::kDefaultProcfs);
-  o.sysfs = flags.GetString("path.sysfs");
+  o.root = SysRoot(std::string(SysRoot::kDefaultProcfs), flags.GetString("path.sysfs"));
   std::string listen = flags.GetString("listen");
   size_t start = 0;
   while (start <= listen.size()) {

@@ -5,24 +5,26 @@
 
 #include <signal.h>
 
-#include <atomic>
 #include <cstdio>
 #include <string>
 
+#include "active-probes/probe/error_kinds.h"
 #include "active-probes/storage/storage_probe.h"
 #include "active-probes/storage/storage_report.h"
+#include "common/clock.h"
 #include "common/flags.h"
+#include "common/read/sysroot.h"
+#include "common/stop_token.h"
 
 namespace fabric::probe {
 namespace {
 
-std::atomic<bool> g_stop{false};
+StopSource g_stop;
 volatile sig_atomic_t g_signal = 0;
-static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnSignal(int sig) {
   g_signal = sig;
-  g_stop.store(true);
+  g_stop.RequestStop();
 }
 
 FlagSet MakeStorageFlags() {
@@ -99,7 +101,6 @@ Result<storage::StorageProbeOptions> OptionsFromFlags(const FlagSet& f) {
     return MakeError("--engine: want auto, io_uring or psync");
   }
   o.calibrate = f.GetBool("calibrate");
-  o.procfs = f.GetString("path.procfs");
   return o;
 }
 
@@ -107,9 +108,10 @@ Result<storage::StorageProbeOptions> OptionsFromFlags(const FlagSet& f) {
 
 int RunStorage(int argc, char** argv) {
   FlagSet flags = MakeStorageFlags();
+  const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto parsed = flags.Parse(argc, argv); !parsed.ok()) {
     std::fprintf(stderr, "fabric_probe storage: %s\n", parsed.error().message.c_str());
-    return 2;
+    return usage;
   }
   if (flags.GetBool("help")) {
     std::printf(
@@ -122,14 +124,16 @@ int RunStorage(int argc, char** argv) {
   if (!flags.positional().empty()) {
     std::fprintf(stderr, "fabric_probe storage: unexpected argument \"%s\"\n",
                  flags.positional()[0].c_str());
-    return 2;
+    return usage;
   }
   auto options = OptionsFromFlags(flags);
   if (!options.ok()) {
     std::fprintf(stderr, "fabric_probe storage: %s\n", options.error().message.c_str());
-    return 2;
+    return usage;
   }
-  options->stop = &g_stop;
+  const SysRoot root(flags.GetString("path.procfs"), std::string(SysRoot::kDefaultSysfs));
+  SystemClock clock;
+  const ProbeContext context{root, g_stop.token(), clock};
 
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
@@ -137,7 +141,7 @@ int RunStorage(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  auto result = storage::RunStorageProbe(*options);
+  auto result = storage::RunStorageProbe(*options, context);
   if (g_signal != 0) {
     // Files are gone (RunStorageProbe removed them); exit as the signal would.
     std::fprintf(stderr, "fabric_probe storage: stopped by signal %d; probe files removed\n",
@@ -148,7 +152,7 @@ int RunStorage(int argc, char** argv) {
   }
   if (!result.ok()) {
     std::fprintf(stderr, "fabric_probe storage: %s\n", result.error().message.c_str());
-    return 1;
+    return ExitStatus(result.error());
   }
   if (!result->engine_note.empty()) {
     std::fprintf(stderr, "fabric_probe storage: WARNING: io_uring not used: %s\n",

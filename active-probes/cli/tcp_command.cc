@@ -5,39 +5,16 @@
 
 #include "active-probes/cli/arg_parse.h"
 #include "active-probes/control/auth.h"
+#include "active-probes/probe/error_kinds.h"
 #include "active-probes/responder/responder.h"
 #include "active-probes/tcp/host_stats.h"
 #include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/read/sysroot.h"
 
 namespace fabric::probe {
-namespace {
-
-int ExitCodeFor(ProbeErrorKind k) {
-  switch (k) {
-    case ProbeErrorKind::kBusy:
-      return 3;
-    case ProbeErrorKind::kAuth:
-      return 4;
-    case ProbeErrorKind::kRefused:
-      return 5;
-    case ProbeErrorKind::kUnreachable:
-      return 6;
-    case ProbeErrorKind::kTimeout:
-      return 7;
-    case ProbeErrorKind::kRejected:
-      return 8;
-    case ProbeErrorKind::kAborted:      // The responder went away mid-run.
-    case ProbeErrorKind::kInterrupted:  // The CLI sets no stop flag.
-    case ProbeErrorKind::kOther:
-      break;
-  }
-  return 1;
-}
-
-}  // namespace
 
 int RunTcpCommand(int argc, char** argv) {
   FlagSet flags;
@@ -69,9 +46,10 @@ int RunTcpCommand(int argc, char** argv) {
   flags.AddString("busy-retries", "N", "Wait out this many BUSY answers before failing", "0");
   flags.AddBool("json", "Print the result as JSON", false);
   flags.AddBool("help", "Show this help", false);
+  const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
     std::fprintf(stderr, "fabric_probe tcp: %s\n", s.error().message.c_str());
-    return 2;
+    return usage;
   }
   if (flags.GetBool("help")) {
     std::printf(
@@ -83,13 +61,11 @@ int RunTcpCommand(int argc, char** argv) {
         flags.Usage().c_str());
     return 0;
   }
-  auto fail = [](const std::string& m) {
+  auto fail = [usage](const std::string& m) {
     std::fprintf(stderr, "fabric_probe tcp: %s\n", m.c_str());
-    return 2;
+    return usage;
   };
   TcpProbeOptions o;
-  o.procfs = std::string(SysRoot::kDefaultProcfs);
-  o.sysfs = std::string(SysRoot::kDefaultSysfs);
   auto peer_flags = ParsePeerFlags(flags);
   if (!peer_flags.ok()) return fail(peer_flags.error().message);
   o.peer = peer_flags->peer;
@@ -144,21 +120,24 @@ int RunTcpCommand(int argc, char** argv) {
     o.cpus = *cpus;
   }
   signal(SIGPIPE, SIG_IGN);
+  const SysRoot root;  // The host's procfs and sysfs.
+  SystemClock clock;
+  const ProbeContext context{root, StopToken(), clock};  // Runs to the end.
   bool json = flags.GetBool("json");
   auto report_error = [&](const Error& e) {
     if (json) std::fputs(ErrorToJson(e).c_str(), stdout);
     std::fprintf(stderr, "fabric_probe tcp: %s\n", e.message.c_str());
-    return ExitCodeFor(ErrorKindOf(e));
+    return ExitStatus(e);
   };
   if (!flags.GetString("sweep").empty()) {
     auto counts = ParseCountList("sweep", flags.GetString("sweep"), 4096);
     if (!counts.ok()) return fail(counts.error().message);
-    auto sweep = RunTcpSweep(o, *counts);
+    auto sweep = RunTcpSweep(o, *counts, context);
     if (!sweep.ok()) return report_error(sweep.error());
     std::fputs(json ? SweepToJson(*sweep).c_str() : SweepToTable(*sweep).c_str(), stdout);
     return 0;
   }
-  auto result = RunTcpProbe(o);
+  auto result = RunTcpProbe(o, context);
   if (!result.ok()) return report_error(result.error());
   std::fputs(json ? (ResultToJson(*result) + "\n").c_str() : ResultToTable(*result).c_str(),
              stdout);

@@ -9,7 +9,7 @@ namespace fabric::probe {
 std::string PeerText(const HostPort& p) { return p.host + ":" + std::to_string(p.port); }
 
 void WaitForClose(LineConn& conn) {
-  (void)conn.Read(Clock::now() + std::chrono::milliseconds(2000));
+  (void)conn.Read(SteadyClock::now() + std::chrono::milliseconds(2000));
 }
 
 Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retry_ms) {
@@ -17,34 +17,39 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
   if (!fd.ok()) return Unexpected{fd.error()};
   LineConn conn(std::move(*fd));
   conn.set_stop(o.stop);
-  auto deadline = [&] { return Clock::now() + o.timeout; };
+  auto deadline = [&] { return SteadyClock::now() + o.timeout; };
   Message hello;
   hello.verb = "HELLO";
   hello.Set("v", static_cast<uint64_t>(kProtocolVersion)).Set("probe", o.probe);
   if (auto s = conn.Write(hello, deadline()); !s.ok()) {
-    if (StartsWith(s.error().message, "interrupted:")) return Unexpected{s.error()};
-    return MakeError("refused: " + PeerText(o.peer) + " closed the connection");
+    if (s.error().code == ErrorCode::kInterrupted) return Unexpected{s.error()};
+    return MakeError(ErrorCode::kRefused,
+                     "refused: " + PeerText(o.peer) + " closed the connection");
   }
   auto first = conn.Read(deadline());
   if (!first.ok()) {
-    if (StartsWith(first.error().message, "interrupted:")) return Unexpected{first.error()};
-    if (StartsWith(first.error().message, "timeout")) {
-      return MakeError("timeout: " + PeerText(o.peer) + " did not answer HELLO");
+    if (first.error().code == ErrorCode::kInterrupted) return Unexpected{first.error()};
+    if (first.error().code == ErrorCode::kTimeout) {
+      return MakeError(ErrorCode::kTimeout,
+                       "timeout: " + PeerText(o.peer) + " did not answer HELLO");
     }
-    return MakeError("refused: " + PeerText(o.peer) + " closed the connection before answering");
+    return MakeError(ErrorCode::kRefused,
+                     "refused: " + PeerText(o.peer) + " closed the connection before answering");
   }
   if (first->verb == "BUSY") {
     *retry_ms = first->Uint("retry_ms").value_or(1000);
-    return MakeError("busy: " + PeerText(o.peer) + " is running another probe session; retry in " +
-                     std::to_string(*retry_ms) + " ms");
+    return MakeError(ErrorCode::kBusy, "busy: " + PeerText(o.peer) +
+                                           " is running another probe session; retry in " +
+                                           std::to_string(*retry_ms) + " ms");
   }
   if (first->verb == "ERR" && first->Get("reason") == "not-allowed") {
-    return MakeError("refused: " + PeerText(o.peer) +
-                     " does not allow this source address (responder --allow)");
+    return MakeError(
+        ErrorCode::kRefused,
+        "refused: " + PeerText(o.peer) + " does not allow this source address (responder --allow)");
   }
   if (first->verb != "CHALLENGE" || !first->Get("nonce")) {
-    return MakeError("refused: unexpected answer " + Quote(first->verb) + " from " +
-                     PeerText(o.peer));
+    return MakeError(ErrorCode::kRefused, "refused: unexpected answer " + Quote(first->verb) +
+                                              " from " + PeerText(o.peer));
   }
   std::string server_nonce = *first->Get("nonce");
   std::string client_nonce = MakeNonce();
@@ -54,17 +59,19 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
   auth.Set("mac", ComputeMac(o.secret, "client", server_nonce, client_nonce));
   if (auto s = conn.Write(auth, deadline()); !s.ok()) return Unexpected{s.error()};
   auto reply = conn.Read(deadline());
-  if (!reply.ok() && StartsWith(reply.error().message, "interrupted:")) {
+  if (!reply.ok() && reply.error().code == ErrorCode::kInterrupted) {
     return Unexpected{reply.error()};
   }
   if (!reply.ok() || reply->verb != "AUTH_OK") {
     if (reply.ok()) WaitForClose(conn);
-    return MakeError("auth: " + PeerText(o.peer) +
-                     " refused the shared secret (check --secret-file on both sides)");
+    return MakeError(ErrorCode::kAuth,
+                     "auth: " + PeerText(o.peer) +
+                         " refused the shared secret (check --secret-file on both sides)");
   }
   if (!MacEqual(reply->Get("mac").value_or(""),
                 ComputeMac(o.secret, "server", server_nonce, client_nonce))) {
-    return MakeError("auth: " + PeerText(o.peer) + " does not hold the shared secret");
+    return MakeError(ErrorCode::kAuth,
+                     "auth: " + PeerText(o.peer) + " does not hold the shared secret");
   }
   return conn;
 }

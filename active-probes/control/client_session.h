@@ -4,7 +4,6 @@
 // they share one authentication and one set of error kinds.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -21,17 +20,17 @@ struct ClientSessionOptions {
   std::string secret;
   std::chrono::milliseconds timeout{5000};  // connect and each control message
   std::string probe = "tcp";                // HELLO's probe= field (informational)
-  // Set by the owner to abandon the session ("interrupted:" errors), and
+  // Requested by the owner to abandon the session (kInterrupted errors), and
   // kept by the returned connection for the rest of the session.
-  const std::atomic<bool>* stop = nullptr;
+  StopToken stop;
 };
 
 // "host:port" as errors and results print it.
 std::string PeerText(const HostPort& p);
 
-// An authenticated control connection. Errors start with the kinds that
-// ErrorKindOf understands: "refused:", "unreachable:", "timeout:", "auth:",
-// "busy:" (then *retry_ms holds the responder's hint) and "interrupted:".
+// An authenticated control connection. Errors carry ErrorCode::kRefused,
+// kUnreachable, kTimeout, kAuth, kBusy (then *retry_ms holds the responder's
+// hint) or kInterrupted.
 Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retry_ms);
 
 // The responder closes the control connection once its session slot is free;

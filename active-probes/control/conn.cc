@@ -11,26 +11,26 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/stop_flag.h"
+#include "common/stop_token.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
 namespace {
 
-int MillisUntil(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+int MillisUntil(SteadyClock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
   return left.count() < 0 ? 0 : static_cast<int>(left.count());
 }
 
 constexpr int kStopped = -2;
 
-// poll(2) on one fd until the deadline, retried on EINTR, in slices when a
-// stop flag is given: >0 ready, 0 deadline passed, -1 error, or kStopped.
-int PollUntil(int fd, short events, Clock::time_point deadline, const std::atomic<bool>* stop) {
+// poll(2) on one fd until the deadline, retried on EINTR, in slices when the
+// work can be stopped: >0 ready, 0 deadline passed, -1 error, or kStopped.
+int PollUntil(int fd, short events, SteadyClock::time_point deadline, const StopToken& stop) {
   for (;;) {
-    if (StopRequested(stop)) return kStopped;
+    if (stop.stop_requested()) return kStopped;
     const int left = MillisUntil(deadline);
-    const int slice = stop == nullptr ? left : std::min<int>(left, kStopSlice.count());
+    const int slice = stop.stop_possible() ? std::min<int>(left, kStopSlice.count()) : left;
     pollfd p{fd, events, 0};
     int n = ::poll(&p, 1, slice);
     if (n < 0 && errno == EINTR) continue;
@@ -38,7 +38,9 @@ int PollUntil(int fd, short events, Clock::time_point deadline, const std::atomi
   }
 }
 
-Unexpected Interrupted() { return MakeError("interrupted: stopped (shutdown)"); }
+Unexpected Interrupted() {
+  return MakeError(ErrorCode::kInterrupted, "interrupted: stopped (shutdown)");
+}
 
 Result<sockaddr_storage> Resolve(const std::string& host, uint16_t port, bool passive) {
   addrinfo hints{};
@@ -49,7 +51,8 @@ Result<sockaddr_storage> Resolve(const std::string& host, uint16_t port, bool pa
   std::string port_text = std::to_string(port);
   int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), port_text.c_str(), &hints, &res);
   if (rc != 0) {
-    return MakeError("unreachable: cannot resolve " + Quote(host) + ": " + gai_strerror(rc));
+    return MakeError(ErrorCode::kUnreachable,
+                     "unreachable: cannot resolve " + Quote(host) + ": " + gai_strerror(rc));
   }
   sockaddr_storage ss{};
   std::memcpy(&ss, res->ai_addr, res->ai_addrlen);
@@ -98,7 +101,7 @@ Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port) {
 
 Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
                       std::chrono::milliseconds timeout, int rcvbuf, int sndbuf, bool nodelay,
-                      const std::atomic<bool>* stop) {
+                      const StopToken& stop) {
   auto addr = Resolve(peer.host, peer.port, false);
   if (!addr.ok()) return Unexpected{addr.error()};
   UniqueFd fd(::socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -115,24 +118,31 @@ Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
   int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&*addr), AddrLen(*addr));
   if (rc != 0 && errno != EINPROGRESS) {
     int err = errno;
-    std::string kind = err == ECONNREFUSED ? "refused" : "unreachable";
-    return MakeError(kind + ": connect to " + Describe(peer) + ": " + std::strerror(err));
+    const bool refused = err == ECONNREFUSED;
+    return MakeError(refused ? ErrorCode::kRefused : ErrorCode::kUnreachable,
+                     std::string(refused ? "refused" : "unreachable") + ": connect to " +
+                         Describe(peer) + ": " + std::strerror(err));
   }
   if (rc != 0) {
-    int n = PollUntil(fd.get(), POLLOUT, Clock::now() + timeout, stop);
+    int n = PollUntil(fd.get(), POLLOUT, SteadyClock::now() + timeout, stop);
     if (n == kStopped) return Interrupted();
     if (n == 0) {
-      return MakeError("timeout: no answer from " + Describe(peer) + " within " +
-                       std::to_string(timeout.count()) + " ms");
+      return MakeError(ErrorCode::kTimeout, "timeout: no answer from " + Describe(peer) +
+                                                " within " + std::to_string(timeout.count()) +
+                                                " ms");
     }
     int err = 0;
     socklen_t len = sizeof(err);
     getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0) {
-      std::string kind = err == ECONNREFUSED ? "refused"
+      const ErrorCode code = err == ECONNREFUSED ? ErrorCode::kRefused
+                             : err == ETIMEDOUT  ? ErrorCode::kTimeout
+                                                 : ErrorCode::kUnreachable;
+      const char* kind = err == ECONNREFUSED ? "refused"
                          : err == ETIMEDOUT  ? "timeout"
                                              : "unreachable";
-      return MakeError(kind + ": connect to " + Describe(peer) + ": " + std::strerror(err));
+      return MakeError(
+          code, std::string(kind) + ": connect to " + Describe(peer) + ": " + std::strerror(err));
     }
   }
   int flags = fcntl(fd.get(), F_GETFL);
@@ -176,21 +186,25 @@ sockaddr_storage LocalAddress(int fd) {
   return ss;
 }
 
-Status WriteAll(int fd, std::string_view data, Clock::time_point deadline,
-                const std::atomic<bool>* stop) {
+Status WriteAll(int fd, std::string_view data, SteadyClock::time_point deadline,
+                const StopToken& stop) {
   while (!data.empty()) {
     int n = PollUntil(fd, POLLOUT, deadline, stop);
     if (n == kStopped) return Interrupted();
-    if (n == 0) return MakeError("timeout: control write");
+    if (n == 0) return MakeError(ErrorCode::kTimeout, "timeout: control write");
     ssize_t w = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (w < 0) return MakeError(std::string("closed: control write: ") + std::strerror(errno));
+    // The peer reset or closed the connection mid-session.
+    if (w < 0) {
+      return MakeError(ErrorCode::kAborted,
+                       std::string("closed: control write: ") + std::strerror(errno));
+    }
     data.remove_prefix(static_cast<size_t>(w));
   }
   return OkStatus();
 }
 
-Result<Message> LineConn::Read(Clock::time_point deadline) {
+Result<Message> LineConn::Read(SteadyClock::time_point deadline) {
   for (;;) {
     if (auto nl = buf_.find('\n'); nl != std::string::npos) {
       std::string line = buf_.substr(0, nl);
@@ -201,19 +215,21 @@ Result<Message> LineConn::Read(Clock::time_point deadline) {
     if (buf_.size() > kMaxLineBytes) return MakeError("control message over 64 KiB");
     int n = PollUntil(fd_.get(), POLLIN, deadline, stop_);
     if (n == kStopped) return Interrupted();
-    if (n == 0) return MakeError("timeout: no complete control message in time");
+    if (n == 0)
+      return MakeError(ErrorCode::kTimeout, "timeout: no complete control message in time");
     char tmp[1024];
     // One line at a time would be slow; reading ahead is safe because data
     // connections never share this reader with their payload.
     ssize_t r = ::recv(fd_.get(), tmp, sizeof(tmp), MSG_DONTWAIT);
     if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (r < 0) return MakeError(std::string("closed: ") + std::strerror(errno));
-    if (r == 0) return MakeError("closed: peer closed the control connection");
+    if (r < 0)
+      return MakeError(ErrorCode::kAborted, std::string("closed: ") + std::strerror(errno));
+    if (r == 0) return MakeError(ErrorCode::kAborted, "closed: peer closed the control connection");
     buf_.append(tmp, static_cast<size_t>(r));
   }
 }
 
-Status LineConn::Write(const Message& m, Clock::time_point deadline) {
+Status LineConn::Write(const Message& m, SteadyClock::time_point deadline) {
   return WriteAll(fd_.get(), FormatMessage(m), deadline, stop_);
 }
 

@@ -7,18 +7,18 @@
 
 #include <sys/socket.h>
 
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <string_view>
 
 #include "active-probes/control/message.h"
 #include "common/result.h"
+#include "common/stop_token.h"
 #include "common/unique_fd.h"
 
 namespace fabric::probe {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 struct HostPort {
   std::string host;
@@ -33,11 +33,11 @@ Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port);
 // rcvbuf/sndbuf (0 = kernel autotuning) are set before connect so the window
 // scale matches. nodelay suits the control connection; bulk data streams
 // leave Nagle on so a send that is not a whole number of segments does not
-// push a runt segment each call. Errors start with "refused:",
-// "unreachable:" or "timeout:", or "interrupted:" once `stop` is set.
+// push a runt segment each call. Errors carry ErrorCode::kRefused,
+// kUnreachable or kTimeout, or kInterrupted once `stop` is requested.
 Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
                       std::chrono::milliseconds timeout, int rcvbuf = 0, int sndbuf = 0,
-                      bool nodelay = true, const std::atomic<bool>* stop = nullptr);
+                      bool nodelay = true, const StopToken& stop = {});
 
 // A listening socket on address:port (SO_REUSEADDR; IPV6_V6ONLY off for "::").
 Result<UniqueFd> Listen(const HostPort& address, int backlog = 128);
@@ -47,8 +47,8 @@ sockaddr_storage PeerAddress(int fd);
 sockaddr_storage LocalAddress(int fd);
 
 // Writes all of data, with a deadline; EPIPE and the like are errors.
-Status WriteAll(int fd, std::string_view data, Clock::time_point deadline,
-                const std::atomic<bool>* stop = nullptr);
+Status WriteAll(int fd, std::string_view data, SteadyClock::time_point deadline,
+                const StopToken& stop = {});
 
 class LineConn {
  public:
@@ -57,13 +57,14 @@ class LineConn {
 
   int fd() const { return fd_.get(); }
   UniqueFd& handle() { return fd_; }
-  // Reads and writes fail with "interrupted:" soon after `stop` is set (a
+  // Reads and writes fail with kInterrupted soon after `stop` is requested (a
   // shutdown must not wait out a silent peer's whole deadline).
-  void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
+  void set_stop(const StopToken& stop) { stop_ = stop; }
 
-  // Reads one message; fails with "timeout:" at the deadline, "closed:" on EOF.
-  Result<Message> Read(Clock::time_point deadline);
-  Status Write(const Message& m, Clock::time_point deadline);
+  // Reads one message; fails with kTimeout at the deadline, kAborted on EOF
+  // or a reset (the peer went away).
+  Result<Message> Read(SteadyClock::time_point deadline);
+  Status Write(const Message& m, SteadyClock::time_point deadline);
   // Bytes already buffered beyond the last message (a data connection's
   // header reader hands these to the stream).
   size_t buffered() const { return buf_.size(); }
@@ -71,7 +72,7 @@ class LineConn {
  private:
   UniqueFd fd_;
   std::string buf_;
-  const std::atomic<bool>* stop_ = nullptr;
+  StopToken stop_;
 };
 
 }  // namespace fabric::probe

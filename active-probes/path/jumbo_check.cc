@@ -12,13 +12,12 @@
 #include <cstring>
 #include <vector>
 
-#include "common/stop_flag.h"
 #include "common/unique_fd.h"
 
 namespace fabric {
 
 Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::milliseconds timeout,
-                       const std::atomic<bool>* stop) {
+                       const StopToken& stop) {
   sockaddr_in peer{};
   peer.sin_family = AF_INET;
   if (inet_pton(AF_INET, address.c_str(), &peer.sin_addr) != 1) {
@@ -68,8 +67,10 @@ Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::millise
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
-    if (StopRequested(stop)) return MakeError("interrupted while waiting for the jumbo echo");
-    const auto wait = stop == nullptr ? left : std::min(left, kStopSlice);
+    if (stop.stop_requested()) {
+      return MakeError(ErrorCode::kInterrupted, "interrupted while waiting for the jumbo echo");
+    }
+    const auto wait = stop.Slice(left);
     pollfd p{fd.get(), POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) continue;
     ssize_t n = ::recv(fd.get(), reply.data(), reply.size(), 0);

@@ -4,19 +4,19 @@
 // negotiation would hide from every throughput test (field shape 13).
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <string>
 
 #include "common/result.h"
+#include "common/stop_token.h"
 
 namespace fabric {
 
 // Ok(true): the reply came back. Ok(false): no reply within `timeout`, or the
 // local stack refused the size (EMSGSIZE: the egress MTU is smaller). An
 // error: the check itself could not run (no ICMP socket permission, ...), or
-// `stop` was set while it waited ("interrupted").
+// a stop was requested while it waited (ErrorCode::kInterrupted).
 Result<bool> JumboEcho(const std::string& address, int mtu, std::chrono::milliseconds timeout,
-                       const std::atomic<bool>* stop = nullptr);
+                       const StopToken& stop = {});
 
 }  // namespace fabric

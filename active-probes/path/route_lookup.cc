@@ -32,18 +32,23 @@ int InterfaceMtu(const std::string& name) {
 }  // namespace
 
 Result<RouteInfo> LookupRoute(const std::string& address) {
+  // Every failure to learn the route, the kernel's answer or the netlink
+  // exchange, is the path probe's no_route.
+  auto no_route = [](std::string message) {
+    return MakeError(ErrorCode::kNoRoute, std::move(message));
+  };
   unsigned char destination[16];
   int family = AF_INET;
   size_t address_length = 4;
   if (inet_pton(AF_INET, address.c_str(), destination) != 1) {
     if (inet_pton(AF_INET6, address.c_str(), destination) != 1) {
-      return MakeError("\"" + address + "\" is not a numeric address");
+      return no_route("\"" + address + "\" is not a numeric address");
     }
     family = AF_INET6;
     address_length = 16;
   }
   UniqueFd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-  if (!fd.valid()) return MakeError(std::string("netlink socket: ") + std::strerror(errno));
+  if (!fd.valid()) return no_route(std::string("netlink socket: ") + std::strerror(errno));
   timeval timeout{2, 0};
   ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
 
@@ -69,16 +74,16 @@ Result<RouteInfo> LookupRoute(const std::string& address) {
   kernel.nl_family = AF_NETLINK;
   if (::sendto(fd.get(), &request, request.header.nlmsg_len, 0,
                reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
-    return MakeError(std::string("netlink send: ") + std::strerror(errno));
+    return no_route(std::string("netlink send: ") + std::strerror(errno));
   }
   alignas(nlmsghdr) char reply[8192];
   ssize_t n = ::recv(fd.get(), reply, sizeof reply, 0);
-  if (n < 0) return MakeError(std::string("netlink receive: ") + std::strerror(errno));
+  if (n < 0) return no_route(std::string("netlink receive: ") + std::strerror(errno));
   for (auto* header = reinterpret_cast<nlmsghdr*>(reply); NLMSG_OK(header, n);
        header = NLMSG_NEXT(header, n)) {
     if (header->nlmsg_type == NLMSG_ERROR) {
       int err = -reinterpret_cast<nlmsgerr*>(NLMSG_DATA(header))->error;
-      return MakeError("no route to " + address + ": " + std::strerror(err));
+      return no_route("no route to " + address + ": " + std::strerror(err));
     }
     if (header->nlmsg_type != RTM_NEWROUTE) continue;
     RouteInfo info;
@@ -109,11 +114,11 @@ Result<RouteInfo> LookupRoute(const std::string& address) {
           break;
       }
     }
-    if (info.interface.empty()) return MakeError("route to " + address + " has no interface");
+    if (info.interface.empty()) return no_route("route to " + address + " has no interface");
     if (info.mtu == 0) info.mtu = InterfaceMtu(info.interface);
     return info;
   }
-  return MakeError("no route reply for " + address);
+  return no_route("no route reply for " + address);
 }
 
 }  // namespace fabric

@@ -7,7 +7,6 @@
 
 #include <sys/socket.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -17,6 +16,7 @@
 #include "active-probes/control/conn.h"
 #include "active-probes/rdma/window_counter.h"
 #include "common/result.h"
+#include "common/stop_token.h"
 
 namespace fabric::probe {
 
@@ -47,7 +47,7 @@ class RdmaTarget {
   // Registers the region (remote write only) and listens for QPs.
   virtual Result<RdmaRegion> Prepare(const RdmaTargetRequest& request) = 0;
   // Accepts request.qps connections carrying the token from the peer.
-  virtual Status AcceptQps(Clock::time_point deadline) = 0;
+  virtual Status AcceptQps(SteadyClock::time_point deadline) = 0;
 };
 
 struct RdmaInitiatorRequest {
@@ -59,8 +59,8 @@ struct RdmaInitiatorRequest {
   uint32_t tx_depth = 0;
   RdmaRegion remote;
   std::chrono::milliseconds timeout{5000};  // address/route resolution and connect
-  // Connect and Run return "interrupted:" soon after it is set (may be null).
-  const std::atomic<bool>* stop = nullptr;
+  // Connect and Run fail with ErrorCode::kInterrupted soon after a stop is requested.
+  StopToken stop;
 };
 
 struct RdmaInitiatorInfo {
@@ -100,7 +100,7 @@ class RdmaBackend {
 };
 
 // verbs + rdma_cm when built with FABRIC_WITH_VERBS; otherwise every call
-// fails "no-device: built without rdma-core".
+// fails with ErrorCode::kNoDevice ("built without rdma-core").
 RdmaBackend& DefaultRdmaBackend();
 // Whether this build has the verbs backend.
 bool RdmaBuiltWithVerbs();

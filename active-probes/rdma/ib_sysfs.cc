@@ -105,14 +105,16 @@ Result<std::vector<RdmaPortInfo>> ListRdmaPorts(const SysRoot& root) {
 
 Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
                                     const std::string& device, const std::string& netdev) {
-  if (ports.empty()) return MakeError("no-device: no RDMA device (class/infiniband is empty)");
+  if (ports.empty()) {
+    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device (class/infiniband is empty)");
+  }
   std::vector<RdmaPortInfo> candidates;
   for (const auto& p : ports) {
     if (device.empty() || p.device == device) candidates.push_back(p);
   }
   if (candidates.empty()) {
-    return MakeError("no-device: no RDMA device named " + Quote(device) + " (have " +
-                     Describe(ports) + ")");
+    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device named " + Quote(device) +
+                                               " (have " + Describe(ports) + ")");
   }
   if (!netdev.empty()) {
     std::vector<RdmaPortInfo> on_netdev;
@@ -127,16 +129,17 @@ Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
     if (!on_netdev.empty()) {
       candidates = on_netdev;
     } else if (device.empty()) {
-      return MakeError("no-device: no RDMA device on interface " + netdev + " (have " +
-                       Describe(ports) + ")");
+      return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device on interface " + netdev +
+                                                 " (have " + Describe(ports) + ")");
     }
   }
   for (const auto& p : candidates) {
     if (p.active()) return p;
   }
   const auto& first = candidates.front();
-  return MakeError("no-port: device " + first.device + " has no active port (" +
-                   Describe(candidates) + ")");
+  return MakeError(
+      ErrorCode::kNoActivePort,
+      "no-port: device " + first.device + " has no active port (" + Describe(candidates) + ")");
 }
 
 PortCounters ReadPortCounters(const SysRoot& root, const std::string& device, uint32_t port) {

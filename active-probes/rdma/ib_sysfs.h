@@ -38,9 +38,9 @@ Result<std::vector<RdmaPortInfo>> ListRdmaPorts(const SysRoot& root);
 
 // The port to use. `device` (empty = any) narrows to one device; `netdev`
 // (empty = any) to the port whose GIDs sit on that interface (the RoCE port for
-// the source address). Errors: "no-device: ..." (no RDMA device, none with
-// that name, none on that interface) and "no-port: device X has no active
-// port" (the device exists but nothing is up).
+// the source address). Errors: ErrorCode::kNoDevice (no RDMA device, none with
+// that name, none on that interface) and kNoActivePort (the device exists but
+// nothing is up).
 Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
                                     const std::string& device, const std::string& netdev);
 

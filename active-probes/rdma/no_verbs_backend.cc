@@ -12,8 +12,12 @@ constexpr char kWhy[] =
 
 class NoVerbsBackend : public RdmaBackend {
  public:
-  Result<std::unique_ptr<RdmaTarget>> NewTarget() override { return MakeError(kWhy); }
-  Result<std::unique_ptr<RdmaInitiator>> NewInitiator() override { return MakeError(kWhy); }
+  Result<std::unique_ptr<RdmaTarget>> NewTarget() override {
+    return MakeError(ErrorCode::kNoDevice, kWhy);
+  }
+  Result<std::unique_ptr<RdmaInitiator>> NewInitiator() override {
+    return MakeError(ErrorCode::kNoDevice, kWhy);
+  }
 };
 
 }  // namespace

@@ -149,9 +149,11 @@ Result<RdmaSideReport> RdmaSideReportFromMessage(const Message& m) {
 }
 
 std::string RdmaRejectText(const std::string& reason) {
-  if (reason == "no-rdma-device") return "the responder has no RDMA device on the probed address";
-  if (reason == "no-active-port") return "the responder's RDMA device has no active port";
-  if (reason == "rdma-setup-failed") {
+  if (reason == kRejectNoRdmaDevice) {
+    return "the responder has no RDMA device on the probed address";
+  }
+  if (reason == kRejectNoActivePort) return "the responder's RDMA device has no active port";
+  if (reason == kRejectSetupFailed) {
     return "the responder could not register memory or listen for queue pairs (see its log)";
   }
   if (reason == "bad-request") return "the responder did not understand the RDMA request";

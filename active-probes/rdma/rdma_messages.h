@@ -46,7 +46,13 @@ struct RdmaSideReport {
 Message RdmaSideReportToMessage(const RdmaSideReport& r);
 Result<RdmaSideReport> RdmaSideReportFromMessage(const Message& m);
 
-// REJECT reasons the RDMA kind sends, and the sentence the requester prints.
+// REJECT reasons the RDMA kind sends (wire protocol), and the sentence the
+// requester prints. The responder's device and port faults are the same
+// faults as the requester's own (kNoDevice is reported as a rejection,
+// kNoActivePort as no active port on the path).
+inline constexpr char kRejectNoRdmaDevice[] = "no-rdma-device";
+inline constexpr char kRejectNoActivePort[] = "no-active-port";
+inline constexpr char kRejectSetupFailed[] = "rdma-setup-failed";
 std::string RdmaRejectText(const std::string& reason);
 
 }  // namespace fabric::probe

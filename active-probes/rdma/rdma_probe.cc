@@ -9,8 +9,6 @@
 #include "active-probes/rdma/rdma_messages.h"
 #include "active-probes/rdma/rdma_self_checks.h"
 #include "active-probes/tcp/host_stats.h"
-#include "active-probes/tcp/tcp_probe.h"
-#include "common/stop_flag.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
@@ -18,8 +16,9 @@ namespace {
 
 int64_t ToNs(std::chrono::milliseconds d) { return static_cast<int64_t>(d.count()) * 1000000; }
 
-Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
-                                const std::vector<RdmaPortInfo>& ports, uint64_t* retry_ms) {
+Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, const ProbeContext& ctx,
+                                RdmaBackend& backend, const std::vector<RdmaPortInfo>& ports,
+                                uint64_t* retry_ms) {
   // A backend that cannot run here (a build without rdma-core) says so
   // before the responder is involved.
   auto initiator = backend.NewInitiator();
@@ -30,11 +29,11 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   c.secret = o.secret;
   c.timeout = o.connect_timeout;
   c.probe = "rdma";
-  c.stop = o.stop;
+  c.stop = ctx.stop;
   auto session = OpenClientSession(c, retry_ms);
   if (!session.ok()) return Unexpected{session.error()};
   LineConn& control = *session;
-  auto idle = [&] { return Clock::now() + o.connect_timeout; };
+  auto idle = [&] { return SteadyClock::now() + o.connect_timeout; };
 
   // Our RDMA port is the one behind the address the control connection left
   // from: rdma_cm will resolve the same route.
@@ -53,26 +52,33 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
     return Unexpected{s.error()};
   }
   auto accept = control.Read(idle());
+  if (!accept.ok() && accept.error().code == ErrorCode::kInterrupted) {
+    return Unexpected{accept.error()};
+  }
   if (!accept.ok()) {
-    return MakeError("refused: responder closed the session: " + accept.error().message);
+    return MakeError(ErrorCode::kRefused,
+                     "refused: responder closed the session: " + accept.error().message);
   }
   if (accept->verb == "REJECT") {
     WaitForClose(control);
     std::string reason = accept->Get("reason").value_or("unknown");
     // The responder's port down is the same fault as ours: no active port on
     // the path (exit 10, the rung's no_active_port), not a policy rejection.
-    if (reason == "no-active-port") {
-      return MakeError("no-port: " + RdmaRejectText(reason) + " (" + PeerText(o.peer) + ")");
+    if (reason == kRejectNoActivePort) {
+      return MakeError(ErrorCode::kNoActivePort,
+                       "no-port: " + RdmaRejectText(reason) + " (" + PeerText(o.peer) + ")");
     }
     // A responder without the RDMA kind treats RDMA_TEST as a bad TCP request.
-    return MakeError("rejected: " + RdmaRejectText(reason) + " (" + reason + ")");
+    return MakeError(ErrorCode::kRejected,
+                     "rejected: " + RdmaRejectText(reason) + " (" + reason + ")");
   }
   auto offer = RdmaAcceptFromMessage(*accept);
-  if (!offer.ok()) return MakeError("refused: " + offer.error().message);
+  if (!offer.ok()) return MakeError(ErrorCode::kRefused, "refused: " + offer.error().message);
   const auto& [region, token] = *offer;
   if (region.length < req.region_bytes()) {
-    return MakeError("refused: responder registered " + std::to_string(region.length) +
-                     " bytes, the test needs " + std::to_string(req.region_bytes()));
+    return MakeError(ErrorCode::kRefused,
+                     "refused: responder registered " + std::to_string(region.length) +
+                         " bytes, the test needs " + std::to_string(req.region_bytes()));
   }
 
   RdmaInitiatorRequest ireq;
@@ -84,16 +90,20 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   ireq.tx_depth = o.tx_depth;
   ireq.remote = region;
   ireq.timeout = o.connect_timeout;
-  ireq.stop = o.stop;
+  ireq.stop = ctx.stop;
   auto info = (*initiator)->Connect(ireq);
   if (!info.ok()) return Unexpected{info.error()};
   auto ready = control.Read(idle());
+  if (!ready.ok() && ready.error().code == ErrorCode::kInterrupted) {
+    return Unexpected{ready.error()};
+  }
   if (!ready.ok() || ready->verb != "READY") {
-    return MakeError("refused: responder did not accept the queue pairs" +
-                     (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
+    return MakeError(ErrorCode::kRefused,
+                     "refused: responder did not accept the queue pairs" +
+                         (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
   }
 
-  SysRoot root(o.procfs, o.sysfs);
+  const SysRoot& root = ctx.root;
   PortCounters before, after;
   ProcessCpu cpu_a, cpu_b;
   Status mark_status = OkStatus();
@@ -115,8 +125,12 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
   if (!totals.ok()) return Unexpected{totals.error()};
 
   auto remote_msg = control.Read(idle());
+  if (!remote_msg.ok() && remote_msg.error().code == ErrorCode::kInterrupted) {
+    return Unexpected{remote_msg.error()};
+  }
   if (!remote_msg.ok()) {
-    return MakeError("timeout: no RDMA_RESULT from responder: " + remote_msg.error().message);
+    return MakeError(ErrorCode::kTimeout,
+                     "timeout: no RDMA_RESULT from responder: " + remote_msg.error().message);
   }
   auto remote = RdmaSideReportFromMessage(*remote_msg);
   if (!remote.ok()) return Unexpected{remote.error()};
@@ -175,36 +189,38 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, RdmaBackend& backend,
 }  // namespace
 
 Status ValidateRdmaOptions(const RdmaProbeOptions& o) {
-  if (o.peer.host.empty()) return MakeError("--peer is required");
-  if (o.secret.empty()) return MakeError("no shared secret (--secret-file)");
+  auto usage = [](std::string message) { return MakeError(ErrorCode::kUsage, std::move(message)); };
+  if (o.peer.host.empty()) return usage("--peer is required");
+  if (o.secret.empty()) return usage("no shared secret (--secret-file)");
   if (o.qps == 0 || o.qps > kMaxRdmaQps) {
-    return MakeError("--qps: from 1 to " + std::to_string(kMaxRdmaQps));
+    return usage("--qps: from 1 to " + std::to_string(kMaxRdmaQps));
   }
-  if (o.size == 0 || o.size > kMaxRdmaMessage) return MakeError("--size: from 1 byte to 1G");
+  if (o.size == 0 || o.size > kMaxRdmaMessage) return usage("--size: from 1 byte to 1G");
   if (o.tx_depth == 0 || o.tx_depth > kMaxRdmaTxDepth) {
-    return MakeError("--tx-depth: from 1 to " + std::to_string(kMaxRdmaTxDepth));
+    return usage("--tx-depth: from 1 to " + std::to_string(kMaxRdmaTxDepth));
   }
-  if (o.duration.count() < 100) return MakeError("--duration: at least 100ms");
-  if (o.warmup.count() < 0) return MakeError("--warmup: must not be negative");
+  if (o.duration.count() < 100) return usage("--duration: at least 100ms");
+  if (o.warmup.count() < 0) return usage("--warmup: must not be negative");
   if (static_cast<uint64_t>(o.qps) * o.size > (16ull << 30)) {
-    return MakeError("--qps x --size: the memory region would exceed 16 GiB");
+    return usage("--qps x --size: the memory region would exceed 16 GiB");
   }
   return OkStatus();
 }
 
-Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options) {
-  return RunRdmaProbe(options, DefaultRdmaBackend());
+Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const ProbeContext& context) {
+  return RunRdmaProbe(options, context, DefaultRdmaBackend());
 }
 
-Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, RdmaBackend& backend) {
+Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const ProbeContext& context,
+                                     RdmaBackend& backend) {
   FABRIC_RETURN_IF_ERROR(ValidateRdmaOptions(options));
   // Without a local RDMA port there is nothing to measure: say so before
   // involving the responder.
-  auto ports = ListRdmaPorts(SysRoot(options.procfs, options.sysfs));
-  if (!ports.ok()) return MakeError("no-device: " + ports.error().message);
+  auto ports = ListRdmaPorts(context.root);
+  if (!ports.ok()) return MakeError(ErrorCode::kNoDevice, "no-device: " + ports.error().message);
   if (ports->empty()) {
-    return MakeError("no-device: no RDMA device (" + options.sysfs +
-                     "/class/infiniband is missing or empty)");
+    return MakeError(ErrorCode::kNoDevice, "no-device: no RDMA device (" + context.root.sysfs() +
+                                               "/class/infiniband is missing or empty)");
   }
   if (!options.device.empty()) {
     auto port = SelectRdmaPort(*ports, options.device, "");
@@ -213,14 +229,12 @@ Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, RdmaBacken
   static thread_local std::mt19937 rng{std::random_device{}()};
   for (int attempt = 0;; ++attempt) {
     uint64_t retry_ms = 0;
-    auto r = RunOnce(options, backend, *ports, &retry_ms);
-    if (r.ok() || ErrorKindOf(r.error()) != ProbeErrorKind::kBusy ||
-        attempt >= options.busy_retries) {
+    auto r = RunOnce(options, context, backend, *ports, &retry_ms);
+    if (r.ok() || r.error().code != ErrorCode::kBusy || attempt >= options.busy_retries) {
       return r;
     }
-    if (!SleepUnlessStopped(std::chrono::milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)),
-                            options.stop)) {
-      return MakeError("interrupted: waiting for a busy responder");
+    if (!context.stop.SleepFor(std::chrono::milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)))) {
+      return MakeError(ErrorCode::kInterrupted, "interrupted: waiting for a busy responder");
     }
   }
 }

@@ -6,7 +6,6 @@
 // CLOCK_MONOTONIC inside a window that excludes warm-up.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "active-probes/control/conn.h"
+#include "active-probes/probe/probe.h"
 #include "active-probes/rdma/ib_sysfs.h"
 #include "common/result.h"
 
@@ -33,13 +33,6 @@ struct RdmaProbeOptions {
   std::chrono::milliseconds warmup{1000};
   std::chrono::milliseconds connect_timeout{5000};
   int busy_retries = 0;
-  std::string procfs;
-  std::string sysfs;
-  // Set by the owner (a signal, the exporter's shutdown) to end the run within
-  // ~50 ms with an "interrupted:" error; the queue pairs and the region are
-  // torn down on the way out, and the responder sees the control connection
-  // close. Null: never stopped.
-  const std::atomic<bool>* stop = nullptr;
 };
 
 // Limits a request must respect on both sides (the responder has its own too).
@@ -47,7 +40,7 @@ inline constexpr uint32_t kMaxRdmaQps = 256;
 inline constexpr uint32_t kMaxRdmaTxDepth = 8192;
 inline constexpr uint32_t kMaxRdmaMessage = 1u << 30;
 
-// Checks ranges and that the peer and secret are set; errors name the flag.
+// Checks ranges and that the peer and secret are set; errors (kUsage) name the flag.
 Status ValidateRdmaOptions(const RdmaProbeOptions& o);
 
 struct RdmaQpResult {
@@ -104,9 +97,15 @@ struct RdmaProbeResult {
 };
 
 // Runs one probe with the build's backend (verbs, or "no RDMA device" without
-// rdma-core).
-Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options);
+// rdma-core). The context's stop request (a signal, the exporter's shutdown)
+// ends the run within ~50 ms with a kInterrupted error; the queue pairs and the
+// region are torn down on the way out, and the responder sees the control
+// connection close. Its root says where sysfs is (the RDMA ports and their
+// counters). Errors carry the control channel's codes, kNoDevice and
+// kNoActivePort (our port or the responder's is down), kRejected.
+Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const ProbeContext& context);
 // The same with an explicit backend (tests use a fake one).
-Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, RdmaBackend& backend);
+Result<RdmaProbeResult> RunRdmaProbe(const RdmaProbeOptions& options, const ProbeContext& context,
+                                     RdmaBackend& backend);
 
 }  // namespace fabric::probe

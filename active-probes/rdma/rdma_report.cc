@@ -2,10 +2,7 @@
 
 #include <cstdio>
 
-#include "active-probes/tcp/report.h"
-#include "active-probes/tcp/tcp_probe.h"
 #include "common/json.h"
-#include "common/strings.h"
 
 namespace fabric::probe {
 namespace {
@@ -118,30 +115,6 @@ std::string RdmaResultToTable(const RdmaProbeResult& r) {
        r.congested ? "YES" : "no", r.counters_consistent ? "yes" : "NO");
   for (const auto& n : r.notes) out += "  " + n + "\n";
   return out;
-}
-
-std::string RdmaErrorKind(const Error& e) {
-  if (StartsWith(e.message, "no-device:")) return "no-device";
-  if (StartsWith(e.message, "no-port:")) return "no-port";
-  return std::string(ErrorKindName(ErrorKindOf(e)));
-}
-
-std::string RdmaErrorToJson(const Error& e) {
-  return "{\"error\":{\"kind\":" + JsonString(RdmaErrorKind(e)) +
-         ",\"message\":" + JsonString(e.message) + "}}\n";
-}
-
-int RdmaExitCode(const Error& e) {
-  std::string kind = RdmaErrorKind(e);
-  if (kind == "no-device") return 9;
-  if (kind == "no-port") return 10;
-  if (kind == "busy") return 3;
-  if (kind == "auth") return 4;
-  if (kind == "refused") return 5;
-  if (kind == "unreachable") return 6;
-  if (kind == "timeout") return 7;
-  if (kind == "rejected") return 8;
-  return 1;
 }
 
 }  // namespace fabric::probe

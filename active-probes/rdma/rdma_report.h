@@ -12,15 +12,6 @@ namespace fabric::probe {
 
 std::string RdmaResultToJson(const RdmaProbeResult& r);
 std::string RdmaResultToTable(const RdmaProbeResult& r);
-
-// Error kinds: the TCP probe's (busy, auth, refused, ...) plus "no-device"
-// (no RDMA device here, or none on the source interface) and "no-port" (the
-// device has no active port).
-std::string RdmaErrorKind(const Error& e);
-// {"error":{"kind":"no-device","message":"..."}}
-std::string RdmaErrorToJson(const Error& e);
-// fabric_probe rdma's exit status for an error: the TCP probe's codes, and
-// 9 no-device, 10 no-port.
-int RdmaExitCode(const Error& e);
+// Errors print through active-probes/probe/error_kinds.h (kind, exit status).
 
 }  // namespace fabric::probe

@@ -7,7 +7,6 @@
 #include "active-probes/rdma/rdma_probe.h"
 #include "active-probes/tcp/host_stats.h"
 #include "common/log.h"
-#include "common/strings.h"
 
 namespace fabric::probe {
 namespace {
@@ -17,10 +16,22 @@ SessionKindOutcome Reject(SessionContext& ctx, const std::string& reason,
   Message m;
   m.verb = "REJECT";
   m.Set("reason", reason);
-  (void)ctx.control.Write(m, Clock::now() + ctx.options.idle_timeout);
+  (void)ctx.control.Write(m, SteadyClock::now() + ctx.options.idle_timeout);
   log::Info("rdma probe request rejected",
             {{"peer", AddressText(ctx.peer)}, {"reason", reason}, {"detail", detail}});
   return SessionKindOutcome::kRejected;
+}
+
+// The REJECT reason for a device or port fault of ours; `otherwise` for the rest.
+const char* RejectReasonFor(const Error& error, const char* otherwise) {
+  switch (error.code) {
+    case ErrorCode::kNoDevice:
+      return kRejectNoRdmaDevice;
+    case ErrorCode::kNoActivePort:
+      return kRejectNoActivePort;
+    default:
+      return otherwise;
+  }
 }
 
 SessionKindOutcome Fail(SessionContext& ctx, const std::string& why) {
@@ -31,7 +42,7 @@ SessionKindOutcome Fail(SessionContext& ctx, const std::string& why) {
 SessionKindOutcome Serve(SessionContext& ctx, RdmaBackend& backend,
                          const RdmaResponderOptions& rdma) {
   const ResponderOptions& o = ctx.options;
-  auto idle = [&] { return Clock::now() + o.idle_timeout; };
+  auto idle = [&] { return SteadyClock::now() + o.idle_timeout; };
   auto req = RdmaRequestFromMessage(ctx.request);
   if (!req.ok()) return Reject(ctx, "bad-request", req.error().message);
   if (req->qps == 0 || req->qps > kMaxRdmaQps || req->qps > o.max_streams) {
@@ -51,14 +62,13 @@ SessionKindOutcome Serve(SessionContext& ctx, RdmaBackend& backend,
   }
 
   // The port behind the address the requester reached.
-  SysRoot root(o.procfs, o.sysfs);
+  const SysRoot& root = o.root;
   sockaddr_storage local = LocalAddress(ctx.control.fd());
   auto ports = ListRdmaPorts(root);
-  if (!ports.ok()) return Reject(ctx, "no-rdma-device", ports.error().message);
+  if (!ports.ok()) return Reject(ctx, kRejectNoRdmaDevice, ports.error().message);
   auto port = SelectRdmaPort(*ports, rdma.device, InterfaceForAddress(local));
   if (!port.ok()) {
-    bool no_port = StartsWith(port.error().message, "no-port");
-    return Reject(ctx, no_port ? "no-active-port" : "no-rdma-device", port.error().message);
+    return Reject(ctx, RejectReasonFor(port.error(), kRejectNoRdmaDevice), port.error().message);
   }
   // One-sided writes cannot be counted by the target as they land, so the
   // byte limit is enforced on what the port could carry in the time asked.
@@ -70,7 +80,7 @@ SessionKindOutcome Serve(SessionContext& ctx, RdmaBackend& backend,
   }
 
   auto target = backend.NewTarget();
-  if (!target.ok()) return Reject(ctx, "no-rdma-device", target.error().message);
+  if (!target.ok()) return Reject(ctx, kRejectNoRdmaDevice, target.error().message);
   RdmaTargetRequest treq;
   treq.local = local;
   treq.peer = ctx.peer;
@@ -79,18 +89,13 @@ SessionKindOutcome Serve(SessionContext& ctx, RdmaBackend& backend,
   treq.token = MakeNonce();
   auto region = (*target)->Prepare(treq);
   if (!region.ok()) {
-    const std::string& why = region.error().message;
-    return Reject(ctx,
-                  StartsWith(why, "no-device") ? "no-rdma-device"
-                  : StartsWith(why, "no-port") ? "no-active-port"
-                                               : "rdma-setup-failed",
-                  why);
+    return Reject(ctx, RejectReasonFor(region.error(), kRejectSetupFailed), region.error().message);
   }
   if (region->device.empty()) {
     region->device = port->device;
     region->port = port->port;
   }
-  ctx.set_deadline(Clock::now() + asked + o.idle_timeout * 3);
+  ctx.set_deadline(SteadyClock::now() + asked + o.idle_timeout * 3);
   if (auto s = ctx.control.Write(RdmaAcceptToMessage(*region, treq.token), idle()); !s.ok()) {
     return Fail(ctx, s.error().message);
   }
@@ -99,15 +104,15 @@ SessionKindOutcome Serve(SessionContext& ctx, RdmaBackend& backend,
   ready.verb = "READY";
   if (auto s = ctx.control.Write(ready, idle()); !s.ok()) return Fail(ctx, s.error().message);
 
-  auto mark_start =
-      ctx.control.Read(Clock::now() + std::chrono::milliseconds(req->warmup_ms) + o.idle_timeout);
+  auto mark_start = ctx.control.Read(SteadyClock::now() +
+                                     std::chrono::milliseconds(req->warmup_ms) + o.idle_timeout);
   if (!mark_start.ok() || mark_start->verb != "MARK") {
     return Fail(ctx, mark_start.ok() ? "expected MARK" : mark_start.error().message);
   }
   PortCounters a = ReadPortCounters(root, region->device, region->port);
   ProcessCpu cpu_a = SampleProcessCpu();
-  auto mark_end =
-      ctx.control.Read(Clock::now() + std::chrono::milliseconds(req->duration_ms) + o.idle_timeout);
+  auto mark_end = ctx.control.Read(SteadyClock::now() +
+                                   std::chrono::milliseconds(req->duration_ms) + o.idle_timeout);
   if (!mark_end.ok() || mark_end->verb != "MARK") {
     return Fail(ctx, mark_end.ok() ? "expected MARK" : mark_end.error().message);
   }

@@ -28,7 +28,7 @@ class VerbsTarget : public RdmaTarget {
   Result<RdmaRegion> Prepare(const RdmaTargetRequest& request) override {
     request_ = request;
     channel_.reset(rdma_create_event_channel());
-    if (!channel_) return MakeError(NoCmError());
+    if (!channel_) return NoCmError();
     rdma_cm_id* id = nullptr;
     if (rdma_create_id(channel_.get(), &id, nullptr, RDMA_PS_TCP) != 0) {
       return MakeError(Errno("rdma_create_id"));
@@ -36,19 +36,22 @@ class VerbsTarget : public RdmaTarget {
     listen_ = CmId(id);
     sockaddr_storage local = WithPort(request.local, 0);
     if (rdma_bind_addr(listen_.get(), reinterpret_cast<sockaddr*>(&local)) != 0) {
-      return MakeError("no-device: rdma_cm cannot bind " + AddressText(request.local) + ": " +
-                       std::strerror(errno));
+      return MakeError(ErrorCode::kNoDevice, "no-device: rdma_cm cannot bind " +
+                                                 AddressText(request.local) + ": " +
+                                                 std::strerror(errno));
     }
     if (listen_->verbs == nullptr) {
-      return MakeError("no-device: no RDMA device holds " + AddressText(request.local));
+      return MakeError(ErrorCode::kNoDevice,
+                       "no-device: no RDMA device holds " + AddressText(request.local));
     }
     ibv_port_attr pattr{};
     if (ibv_query_port(listen_->verbs, listen_->port_num, &pattr) != 0) {
       return MakeError(Errno("ibv_query_port"));
     }
     if (pattr.state != IBV_PORT_ACTIVE) {
-      return MakeError(std::string("no-port: device ") +
-                       ibv_get_device_name(listen_->verbs->device) + " has no active port");
+      return MakeError(ErrorCode::kNoActivePort, std::string("no-port: device ") +
+                                                     ibv_get_device_name(listen_->verbs->device) +
+                                                     " has no active port");
     }
     active_mtu_ = pattr.active_mtu;
     pd_.reset(ibv_alloc_pd(listen_->verbs));
@@ -81,13 +84,14 @@ class VerbsTarget : public RdmaTarget {
     return r;
   }
 
-  Status AcceptQps(Clock::time_point deadline) override {
+  Status AcceptQps(SteadyClock::time_point deadline) override {
     size_t established = 0;
     while (established < request_.qps) {
       auto ev = WaitEvent(channel_.get(), deadline);
       if (!ev.ok()) {
-        return MakeError(ev.error().message + " (" + std::to_string(established) + " of " +
-                         std::to_string(request_.qps) + " queue pairs connected)");
+        return MakeError(ev.error().code, ev.error().message + " (" + std::to_string(established) +
+                                              " of " + std::to_string(request_.qps) +
+                                              " queue pairs connected)");
       }
       if (ev->type == RDMA_CM_EVENT_CONNECT_REQUEST) {
         if (auto s = OnRequest(*ev); !s.ok()) return s;

@@ -29,10 +29,10 @@ class VerbsInitiator : public RdmaInitiator {
  public:
   Result<RdmaInitiatorInfo> Connect(const RdmaInitiatorRequest& request) override {
     request_ = request;
-    auto deadline = Clock::now() + request.timeout;
+    auto deadline = SteadyClock::now() + request.timeout;
     int timeout_ms = static_cast<int>(request.timeout.count());
     channel_.reset(rdma_create_event_channel());
-    if (!channel_) return MakeError(NoCmError());
+    if (!channel_) return NoCmError();
     RdmaInitiatorInfo info;
     ibv_mtu cap = IBV_MTU_4096;
     for (uint32_t i = 0; i < request.qps; ++i) {
@@ -46,15 +46,16 @@ class VerbsInitiator : public RdmaInitiator {
       sockaddr_storage dst = WithPort(request.peer, request.remote.cm_port);
       if (rdma_resolve_addr(c.id.get(), reinterpret_cast<sockaddr*>(&src),
                             reinterpret_cast<sockaddr*>(&dst), timeout_ms) != 0) {
-        return MakeError("unreachable: " + Errno("rdma_resolve_addr"));
+        return MakeError(ErrorCode::kUnreachable, "unreachable: " + Errno("rdma_resolve_addr"));
       }
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ADDR_RESOLVED, deadline,
                                     "resolving " + AddressText(request.peer), request.stop));
       if (c.id->verbs == nullptr) {
-        return MakeError("no-device: no RDMA device holds " + AddressText(request.local));
+        return MakeError(ErrorCode::kNoDevice,
+                         "no-device: no RDMA device holds " + AddressText(request.local));
       }
       if (rdma_resolve_route(c.id.get(), timeout_ms) != 0) {
-        return MakeError("unreachable: " + Errno("rdma_resolve_route"));
+        return MakeError(ErrorCode::kUnreachable, "unreachable: " + Errno("rdma_resolve_route"));
       }
       FABRIC_RETURN_IF_ERROR(Expect(channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline,
                                     "route to " + AddressText(request.peer), request.stop));
@@ -123,13 +124,14 @@ class VerbsInitiator : public RdmaInitiator {
     double cpu_start = 0;
     double fill_sum = 0;
     uint64_t fill_samples = 0;
-    Clock::time_point drain_deadline{};
+    SteadyClock::time_point drain_deadline{};
     ibv_wc wc[kPollBatch];
     for (;;) {
       // One relaxed load per sweep: the stop request ends the run within a
       // sweep; the QPs, CQs and the region go with the initiator.
-      if (StopRequested(request_.stop)) {
-        return MakeError(std::string("interrupted: during the ") + (stopping  ? "drain"
+      if (request_.stop.stop_requested()) {
+        return MakeError(ErrorCode::kInterrupted,
+                         std::string("interrupted: during the ") + (stopping  ? "drain"
                                                                     : started ? "window"
                                                                               : "warm-up"));
       }
@@ -163,12 +165,13 @@ class VerbsInitiator : public RdmaInitiator {
         stats.poll_thread_cpu_seconds = ThreadCpuNow() - cpu_start;
         edge(true);
         stopping = true;
-        drain_deadline = Clock::now() + kDrainTimeout;
+        drain_deadline = SteadyClock::now() + kDrainTimeout;
       }
       if (stopping && in_flight == 0) break;
-      if (stopping && Clock::now() > drain_deadline) {
-        return MakeError("timeout: " + std::to_string(in_flight) +
-                         " RDMA WRITEs did not complete within 2 s of the window's end");
+      if (stopping && SteadyClock::now() > drain_deadline) {
+        return MakeError(ErrorCode::kTimeout,
+                         "timeout: " + std::to_string(in_flight) +
+                             " RDMA WRITEs did not complete within 2 s of the window's end");
       }
     }
     if (fill_samples > 0) stats.mean_outstanding_fraction = fill_sum / fill_samples;
@@ -186,9 +189,10 @@ class VerbsInitiator : public RdmaInitiator {
                        std::to_string(q);
     ibv_port_attr pattr{};
     if (ibv_query_port(context_, port_num_, &pattr) == 0 && pattr.state != IBV_PORT_ACTIVE) {
-      return MakeError("no-port: device " + std::string(ibv_get_device_name(context_->device)) +
-                       " port " + std::to_string(port_num_) + " went down during the run (" + what +
-                       ")");
+      return MakeError(ErrorCode::kNoActivePort,
+                       "no-port: device " + std::string(ibv_get_device_name(context_->device)) +
+                           " port " + std::to_string(port_num_) + " went down during the run (" +
+                           what + ")");
     }
     return MakeError(what);
   }
@@ -203,7 +207,8 @@ class VerbsInitiator : public RdmaInitiator {
     info.device = ibv_get_device_name(context_->device);
     info.port = id->port_num;
     if (pattr.state != IBV_PORT_ACTIVE) {
-      return MakeError("no-port: device " + info.device + " has no active port");
+      return MakeError(ErrorCode::kNoActivePort,
+                       "no-port: device " + info.device + " has no active port");
     }
     info.active_mtu = MtuBytes(pattr.active_mtu);
     pd_.reset(ibv_alloc_pd(context_));

@@ -12,7 +12,6 @@
 #include <rdma/rdma_cma.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -21,8 +20,7 @@
 
 #include "active-probes/control/conn.h"
 #include "common/result.h"
-#include "common/stop_flag.h"
-#include "common/strings.h"
+#include "common/stop_token.h"
 
 namespace fabric::probe::verbs {
 
@@ -104,13 +102,14 @@ inline std::string Errno(const char* what) {
 
 // Why rdma_create_event_channel failed: without the rdma_cm device (no RDMA
 // driver loaded, or a container without /dev/infiniband) that is "no device".
-inline std::string NoCmError() {
+inline Unexpected NoCmError() {
   int err = errno;
   std::string why = Errno("rdma_create_event_channel");
   if (err == ENOENT || err == ENODEV || err == ENXIO) {
-    return "no-device: no RDMA device (rdma_cm is not available: " + why + ")";
+    return MakeError(ErrorCode::kNoDevice,
+                     "no-device: no RDMA device (rdma_cm is not available: " + why + ")");
   }
-  return why;
+  return MakeError(why);
 }
 
 inline uint32_t MtuBytes(ibv_mtu m) { return m >= IBV_MTU_256 ? 128u << m : 0; }
@@ -130,21 +129,23 @@ struct CmEvent {
   std::string private_data;
 };
 
-// `stop` (may be null) cuts the wait short with "interrupted:".
-inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, Clock::time_point deadline,
-                                 const std::atomic<bool>* stop = nullptr) {
+// A stop request cuts the wait short with kInterrupted.
+inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, SteadyClock::time_point deadline,
+                                 const StopToken& stop = {}) {
   for (;;) {
-    if (StopRequested(stop)) return MakeError("interrupted: waiting for an rdma_cm event");
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (stop.stop_requested()) {
+      return MakeError(ErrorCode::kInterrupted, "interrupted: waiting for an rdma_cm event");
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now())
+                    .count();
     if (left < 0) left = 0;
-    if (stop != nullptr) left = std::min<int64_t>(left, kStopSlice.count());
+    if (stop.stop_possible()) left = std::min<int64_t>(left, kStopSlice.count());
     pollfd p{channel->fd, POLLIN, 0};
     int n = ::poll(&p, 1, static_cast<int>(left));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return MakeError(Errno("poll rdma_cm channel"));
-    if (n == 0 && Clock::now() < deadline) continue;  // a stop-check slice
-    if (n == 0) return MakeError("timeout: no rdma_cm event in time");
+    if (n == 0 && SteadyClock::now() < deadline) continue;  // a stop-check slice
+    if (n == 0) return MakeError(ErrorCode::kTimeout, "timeout: no rdma_cm event in time");
     rdma_cm_event* ev = nullptr;
     if (rdma_get_cm_event(channel, &ev) != 0) return MakeError(Errno("rdma_get_cm_event"));
     CmEvent out;
@@ -162,19 +163,22 @@ inline Result<CmEvent> WaitEvent(rdma_event_channel* channel, Clock::time_point 
 
 // Waits for `want` on the channel; any other event is an error naming it.
 inline Status Expect(rdma_event_channel* channel, rdma_cm_event_type want,
-                     Clock::time_point deadline, const std::string& what,
-                     const std::atomic<bool>* stop = nullptr) {
+                     SteadyClock::time_point deadline, const std::string& what,
+                     const StopToken& stop = {}) {
   auto ev = WaitEvent(channel, deadline, stop);
-  if (!ev.ok() && StartsWith(ev.error().message, "interrupted:")) return Unexpected{ev.error()};
-  if (!ev.ok()) return MakeError(ev.error().message + " (" + what + ")");
+  if (!ev.ok() && ev.error().code == ErrorCode::kInterrupted) return Unexpected{ev.error()};
+  if (!ev.ok()) return MakeError(ev.error().code, ev.error().message + " (" + what + ")");
   if (ev->type != want) {
-    std::string kind = ev->type == RDMA_CM_EVENT_REJECTED      ? "refused: "
-                       : ev->type == RDMA_CM_EVENT_ADDR_ERROR  ? "unreachable: "
-                       : ev->type == RDMA_CM_EVENT_ROUTE_ERROR ? "unreachable: "
-                       : ev->type == RDMA_CM_EVENT_UNREACHABLE ? "unreachable: "
-                                                               : "";
-    return MakeError(kind + what + ": got " + rdma_event_str(ev->type) + " (status " +
-                     std::to_string(ev->status) + ")");
+    const bool refused = ev->type == RDMA_CM_EVENT_REJECTED;
+    const bool unreachable = ev->type == RDMA_CM_EVENT_ADDR_ERROR ||
+                             ev->type == RDMA_CM_EVENT_ROUTE_ERROR ||
+                             ev->type == RDMA_CM_EVENT_UNREACHABLE;
+    const ErrorCode code = refused       ? ErrorCode::kRefused
+                           : unreachable ? ErrorCode::kUnreachable
+                                         : ErrorCode::kOther;
+    const char* kind = refused ? "refused: " : unreachable ? "unreachable: " : "";
+    return MakeError(code, kind + what + ": got " + rdma_event_str(ev->type) + " (status " +
+                               std::to_string(ev->status) + ")");
   }
   return OkStatus();
 }

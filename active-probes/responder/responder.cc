@@ -89,7 +89,8 @@ void Responder::AcceptLoop() {
     for (const auto& p : pending) fds.push_back({p.fd.get(), POLLIN, 0});
     int timeout_ms = 1000;
     for (const auto& p : pending) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(p.deadline - Clock::now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(p.deadline - SteadyClock::now());
       timeout_ms = std::min<int>(timeout_ms, std::max<int>(0, static_cast<int>(left.count())));
     }
     int n = ::poll(fds.data(), fds.size(), timeout_ms);
@@ -127,7 +128,7 @@ void Responder::AcceptLoop() {
         }
         if (p.buf.size() >= kMaxFirstLine - 1) continue;  // no newline in time: drop
       }
-      if (Clock::now() >= p.deadline) continue;  // silent or trickling: drop
+      if (SteadyClock::now() >= p.deadline) continue;  // silent or trickling: drop
       still.push_back(std::move(p));
     }
     pending = std::move(still);
@@ -153,7 +154,7 @@ void Responder::Accept(int listen_fd, std::vector<Pending>& pending) {
   }
   int one = 1;
   setsockopt(p.fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  p.deadline = Clock::now() + options_.idle_timeout;
+  p.deadline = SteadyClock::now() + options_.idle_timeout;
   if (pending.size() >= kMaxPending) pending.erase(pending.begin());
   pending.push_back(std::move(p));
 }

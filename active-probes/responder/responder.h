@@ -39,10 +39,9 @@ struct ResponderOptions {
   int rcvbuf = 0;  // SO_RCVBUF on data sockets; 0 = autotune (a request may ask for its own)
   int sndbuf = 0;
   bool pin = false;  // pin stream threads round-robin over the allowed CPUs
-  // Where procfs and sysfs are mounted (host defaults; a container points
-  // these at the host's mounts).
-  std::string procfs{SysRoot::kDefaultProcfs};
-  std::string sysfs{SysRoot::kDefaultSysfs};
+  // Where procfs and sysfs are mounted (the host's by default; a container
+  // points it at the host's mounts).
+  SysRoot root;
   // Probe kinds other than TCP, by request verb (see session_kind.h).
   SessionKinds kinds;
 };
@@ -78,7 +77,7 @@ class Responder {
     UniqueFd fd;
     sockaddr_storage peer{};
     std::string buf;
-    Clock::time_point deadline;
+    SteadyClock::time_point deadline;
   };
   void AcceptLoop();
   void Accept(int listen_fd, std::vector<Pending>& pending);

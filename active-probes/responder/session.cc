@@ -22,11 +22,11 @@ Session::Session(const ResponderOptions& options, UniqueFd control, sockaddr_sto
     : options_(options),
       control_(std::move(control)),
       peer_(peer),
-      deadline_(Clock::now() + options.idle_timeout * 4 + options.max_duration) {}
+      deadline_(SteadyClock::now() + options.idle_timeout * 4 + options.max_duration) {}
 
 uint64_t Session::RemainingMs() const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - SteadyClock::now());
   return left.count() > 0 ? static_cast<uint64_t>(left.count()) : 0;
 }
 
@@ -46,7 +46,7 @@ Session::Outcome Session::Reject(const std::string& reason) {
   Message m;
   m.verb = "REJECT";
   m.Set("reason", reason);
-  (void)control_.Write(m, Clock::now() + options_.idle_timeout);
+  (void)control_.Write(m, SteadyClock::now() + options_.idle_timeout);
   log::Info("probe request rejected", {{"peer", AddressText(peer_)}, {"reason", reason}});
   return Outcome::kRejected;
 }
@@ -65,7 +65,7 @@ bool Session::OfferData(UniqueFd fd, const sockaddr_storage& peer, std::string_v
 }
 
 Session::Outcome Session::RunKind(const SessionKindHandler& handler, const Message& request) {
-  SessionContext ctx{options_, control_, peer_, request, [this](Clock::time_point deadline) {
+  SessionContext ctx{options_, control_, peer_, request, [this](SteadyClock::time_point deadline) {
                        std::lock_guard<std::mutex> lock(mu_);
                        deadline_ = deadline;
                      }};
@@ -81,7 +81,7 @@ Session::Outcome Session::RunKind(const SessionKindHandler& handler, const Messa
 }
 
 Session::Outcome Session::Run() {
-  auto idle = [&] { return Clock::now() + options_.idle_timeout; };
+  auto idle = [&] { return SteadyClock::now() + options_.idle_timeout; };
   std::string peer_text = AddressText(peer_);
 
   // Challenge-response in both directions.
@@ -133,7 +133,7 @@ Session::Outcome Session::Run() {
     token_ = MakeNonce();
     data_.resize(req->total());
     accepting_data_ = true;
-    deadline_ = Clock::now() + asked + options_.idle_timeout * 3;
+    deadline_ = SteadyClock::now() + asked + options_.idle_timeout * 3;
   }
   Message accept;
   accept.verb = "ACCEPT";
@@ -178,26 +178,26 @@ Session::Outcome Session::Run() {
   if (auto s = control_.Write(ready, idle()); !s.ok()) return Fail(s.error().message);
 
   // Window edges arrive as MARK messages; their own deadlines bound the run.
-  auto mark_start = control_.Read(Clock::now() + std::chrono::milliseconds(req->warmup_ms) +
+  auto mark_start = control_.Read(SteadyClock::now() + std::chrono::milliseconds(req->warmup_ms) +
                                   options_.idle_timeout);
   if (!mark_start.ok() || mark_start->verb != "MARK") {
     streams.Abort();
     return Fail(mark_start.ok() ? "expected MARK" : mark_start.error().message);
   }
-  WindowEdge a = SampleEdge(streams, options_.procfs, options_.sysfs, iface);
-  auto mark_end = control_.Read(Clock::now() + std::chrono::milliseconds(req->duration_ms) +
+  WindowEdge a = SampleEdge(streams, options_.root, iface);
+  auto mark_end = control_.Read(SteadyClock::now() + std::chrono::milliseconds(req->duration_ms) +
                                 options_.idle_timeout);
   if (!mark_end.ok() || mark_end->verb != "MARK") {
     streams.Abort();
     return Fail(mark_end.ok() ? "expected MARK" : mark_end.error().message);
   }
-  WindowEdge b = SampleEdge(streams, options_.procfs, options_.sysfs, iface);
+  WindowEdge b = SampleEdge(streams, options_.root, iface);
   streams.StopSending();
   streams.Join(kStreamJoinTimeout);
 
   SideReport report = DiffEdges(a, b, send);
   report.iface = iface;
-  report.link_bps = ReadLinkSpeedBps(options_.sysfs, iface);
+  report.link_bps = ReadLinkSpeedBps(options_.root.sysfs(), iface);
   if (auto s = control_.Write(SideReportToMessage(report), idle()); !s.ok()) {
     return Fail(s.error().message);
   }

@@ -52,7 +52,7 @@ class Session {
   size_t data_count_ = 0;
   bool accepting_data_ = false;
   bool aborted_ = false;
-  Clock::time_point deadline_;
+  SteadyClock::time_point deadline_;
 };
 
 }  // namespace fabric::probe

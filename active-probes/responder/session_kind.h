@@ -28,7 +28,7 @@ struct SessionContext {
   const Message& request;        // the first message after AUTH_OK
   // Moves the session's deadline (BUSY's retry hint) once the request's length
   // is known.
-  std::function<void(Clock::time_point)> set_deadline;
+  std::function<void(SteadyClock::time_point)> set_deadline;
 };
 
 using SessionKindHandler = std::function<SessionKindOutcome(SessionContext&)>;

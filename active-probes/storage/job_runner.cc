@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "active-probes/storage/errno_code.h"
+
 namespace fabric::storage {
 namespace {
 
@@ -30,6 +32,12 @@ double CpuOf(int who) {
   rusage ru{};
   if (::getrusage(who, &ru) != 0) return 0;
   return ToSeconds(ru.ru_utime) + ToSeconds(ru.ru_stime);
+}
+
+// The I/O's result as an error code: a write that failed with ENOSPC filled the
+// filesystem.
+ErrorCode CodeOfResult(int64_t res) {
+  return res < 0 ? CodeOfErrno(static_cast<int>(-res)) : ErrorCode::kOther;
 }
 
 bool Requested(const std::atomic<bool>* flag) {
@@ -136,7 +144,7 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
     return engine.Queue(slot, spec.kind, spec.fd, offset, spec.block_size);
   };
   auto stopping = [&](int64_t now) {
-    return now >= spec.window_end_ns || Requested(spec.stop) || Requested(spec.abort);
+    return now >= spec.window_end_ns || spec.stop.stop_requested() || Requested(spec.abort);
   };
 
   Status failure = OkStatus();
@@ -172,6 +180,7 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
       if (c.result != static_cast<int64_t>(spec.block_size)) {
         if (failure.ok()) {
           failure = MakeError(
+              CodeOfResult(c.result),
               DescribeIoError(spec.kind, spec.file_name, slot.offset, c.result, spec.block_size));
         }
         if (spec.abort != nullptr) spec.abort->store(true);
@@ -206,13 +215,13 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats) {
     }
   }
   stats.cpu_seconds = cpu_started ? ThreadCpuSeconds() - cpu_at_start : 0;
-  stats.interrupted = Requested(spec.stop);
+  stats.interrupted = spec.stop.stop_requested();
   if (!failure.ok() && spec.abort != nullptr) spec.abort->store(true);
   return failure;
 }
 
 Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
-                const std::string& file_name, const std::atomic<bool>* stop) {
+                const std::string& file_name, const StopToken& stop) {
   const uint32_t depth = engine.depth();
   uint64_t rng = 0x5EED0000ull ^ size;
   uint64_t next = 0;
@@ -236,15 +245,16 @@ Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
   while (in_flight > 0) {
     auto reaped = engine.Reap(done, kReapTimeoutNs);
     if (!reaped.ok()) return MakeError(reaped.error());
-    bool stop_now = Requested(stop) || !failure.ok();
+    bool stop_now = stop.stop_requested() || !failure.ok();
     for (size_t i = 0; i < *reaped; ++i) {
       --in_flight;
       const IoCompletion& c = done[i];
       if (c.result != static_cast<int64_t>(block_size)) {
         if (failure.ok()) {
           failure = MakeError(
-              "preparing the read file: " +
-              DescribeIoError(IoKind::kWrite, file_name, offsets[c.slot], c.result, block_size));
+              CodeOfResult(c.result),
+              "preparing the read file: " + DescribeIoError(IoKind::kWrite, file_name,
+                                                            offsets[c.slot], c.result, block_size));
         }
         stop_now = true;
         continue;
@@ -262,7 +272,9 @@ Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
     if (!submitted.ok()) return submitted;
   }
   if (!failure.ok()) return failure;
-  if (Requested(stop)) return MakeError("interrupted while preparing the read file");
+  if (stop.stop_requested()) {
+    return MakeError(ErrorCode::kInterrupted, "interrupted while preparing the read file");
+  }
   return OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #include "active-probes/storage/io_engine.h"
 #include "active-probes/storage/latency_histogram.h"
 #include "common/result.h"
+#include "common/stop_token.h"
 
 namespace fabric::storage {
 
@@ -40,8 +41,8 @@ struct JobSpec {
   // fdatasync makes every counted byte durable (rewrites of a cached page
   // would be counted but reach the disk once).
   bool single_pass = false;
-  const std::atomic<bool>* stop = nullptr;  // The caller's abort request.
-  std::atomic<bool>* abort = nullptr;       // Set by a failing job to stop the others.
+  StopToken stop;                      // The caller's abort request.
+  std::atomic<bool>* abort = nullptr;  // Set by a failing job to stop the others.
 };
 
 struct JobStats {
@@ -60,6 +61,6 @@ Status RunJob(IoEngine& engine, const JobSpec& spec, JobStats& stats);
 // never reads a hole, zeroes, or data a compressing or deduplicating
 // filesystem could shortcut.
 Status FillFile(IoEngine& engine, int fd, uint64_t size, uint32_t block_size,
-                const std::string& file_name, const std::atomic<bool>* stop);
+                const std::string& file_name, const StopToken& stop);
 
 }  // namespace fabric::storage

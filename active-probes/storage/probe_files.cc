@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "active-probes/storage/errno_code.h"
 #include "common/parse/mountinfo_parse.h"
 #include "common/read/file_reader.h"
 
@@ -98,7 +99,7 @@ Result<ProbeFile> ProbeFile::Create(const ProbeDir& dir, const std::string& name
                        " already exists (a probe is running there, or a killed one left it, or "
                        "it is a symlink); refusing to touch it: remove it and retry");
     }
-    return MakeError(file.display_ + ": create: " + ErrnoText(err));
+    return MakeError(CodeOfErrno(err), file.display_ + ": create: " + ErrnoText(err));
   }
   file.fd_.Reset(fd);
   file.dir_fd_.Reset(::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0));

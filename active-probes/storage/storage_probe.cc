@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "active-probes/storage/errno_code.h"
 #include "active-probes/storage/io_engine.h"
 #include "active-probes/storage/job_runner.h"
 #include "active-probes/storage/probe_files.h"
@@ -49,9 +50,9 @@ constexpr uint64_t kDefaultSize = 256ull << 20;
 constexpr uint32_t kMaxBlock = 64u << 20;
 constexpr double kCalibrationSeconds = 0.25;
 
-bool Requested(const std::atomic<bool>* flag) { return flag != nullptr && flag->load(); }
-
-Unexpected Interrupted() { return MakeError("interrupted; the probe's files were removed"); }
+Unexpected Interrupted() {
+  return MakeError(ErrorCode::kInterrupted, "interrupted; the probe's files were removed");
+}
 
 Status Validate(const StorageProbeOptions& o, uint32_t block_size) {
   if (block_size == 0 || block_size % 4096 != 0 || block_size > kMaxBlock) {
@@ -99,7 +100,9 @@ uint32_t FillBlock(uint64_t size, uint32_t block) {
 
 }  // namespace
 
-Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
+Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o,
+                                           const probe::ProbeContext& context) {
+  const StopToken& stop = context.stop;
   const bool write = IsWrite(o.mode);
   const bool random = IsRandom(o.mode);
   const uint32_t block = o.block_size != 0 ? o.block_size : (random ? 4096u : 1u << 20);
@@ -128,7 +131,7 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     auto opened = ProbeDir::Open(o.directory);
     if (!opened.ok()) return MakeError(opened.error());
     dir = std::make_unique<ProbeDir>(std::move(*opened));
-    r.filesystem = LookupFilesystem(*dir, o.procfs);
+    r.filesystem = LookupFilesystem(*dir, context.root.procfs());
     if (!o.existing_file.empty()) {
       auto f = ProbeFile::OpenExisting(*dir, o.existing_file);
       if (!f.ok()) return MakeError(f.error());
@@ -147,10 +150,11 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
       if (!avail.ok()) return MakeError(avail.error());
       uint64_t need = size * count;
       if (*avail < need || *avail - need < o.reserve_bytes) {
-        return MakeError("refusing to write " + std::to_string(need) + " bytes in " + dir->path() +
-                         ": " + std::to_string(*avail) +
-                         " bytes are free and the probe must leave " +
-                         std::to_string(o.reserve_bytes) + " (--reserve)");
+        return MakeError(ErrorCode::kNoSpace, "refusing to write " + std::to_string(need) +
+                                                  " bytes in " + dir->path() + ": " +
+                                                  std::to_string(*avail) +
+                                                  " bytes are free and the probe must leave " +
+                                                  std::to_string(o.reserve_bytes) + " (--reserve)");
       }
       for (uint32_t i = 0; i < count; ++i) {
         auto f = ProbeFile::Create(*dir, "fabric_probe_storage." + std::to_string(i));
@@ -215,14 +219,17 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
       auto filler = MakeEngine(request);
       if (!filler.ok()) return MakeError(filler.error());
       FABRIC_RETURN_IF_ERROR(
-          FillFile(*filler->engine, f.fd(), size, fill_block, f.display_name(), o.stop));
+          FillFile(*filler->engine, f.fd(), size, fill_block, f.display_name(), stop));
       if (::fdatasync(f.fd()) != 0) {
-        return MakeError(f.display_name() + ": fdatasync: " + std::strerror(errno));
+        const int err = errno;
+        return MakeError(CodeOfErrno(err), f.display_name() + ": fdatasync: " + std::strerror(err));
       }
     } else if (created) {
       if (::fallocate(f.fd(), 0, 0, static_cast<off_t>(size)) != 0 && errno != EOPNOTSUPP) {
         int err = errno;
-        if (err == ENOSPC) return MakeError(f.display_name() + ": filesystem full (ENOSPC)");
+        if (err == ENOSPC) {
+          return MakeError(ErrorCode::kNoSpace, f.display_name() + ": filesystem full (ENOSPC)");
+        }
         return MakeError(f.display_name() + ": fallocate: " + std::strerror(err));
       }
     }
@@ -231,7 +238,7 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     }
     // Buffered reads must come from the disk, not from the fill's page cache.
     if (!r.direct && !write) (void)::posix_fadvise(f.fd(), 0, 0, POSIX_FADV_DONTNEED);
-    if (Requested(o.stop)) return Interrupted();
+    if (stop.stop_requested()) return Interrupted();
   }
 
   // Job layout: job j uses file j % files; jobs sharing a file split it.
@@ -253,7 +260,7 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
     s.seed = 0x9E3779B97F4A7C15ull * (j + 1);
     s.drop_behind = !r.direct && !write;
     s.single_pass = !r.direct && write;
-    s.stop = o.stop;
+    s.stop = stop;
     s.abort = &abort;
   }
 
@@ -270,7 +277,7 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
         static_cast<int64_t>(std::min(kCalibrationSeconds, o.duration_seconds) * 1e9);
     JobStats stats;
     FABRIC_RETURN_IF_ERROR(RunJob(*engine->engine, cal, stats));
-    if (Requested(o.stop)) return Interrupted();
+    if (stop.stop_requested()) return Interrupted();
     r.unloaded_latency_p50 = stats.latency.Quantile(0.5) / 1e9;
   }
 
@@ -293,12 +300,13 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o) {
   double cpu_start = ProcessCpuSeconds();
   for (auto& t : threads) t.join();
   for (const auto& s : statuses) FABRIC_RETURN_IF_ERROR(s);
-  if (Requested(o.stop)) return Interrupted();
+  if (stop.stop_requested()) return Interrupted();
   if (write) {
     // The data is not written until it is durable: the sync is inside the window.
     for (auto& f : files) {
       if (::fdatasync(f.fd()) != 0) {
-        return MakeError(f.display_name() + ": fdatasync: " + std::strerror(errno));
+        const int err = errno;
+        return MakeError(CodeOfErrno(err), f.display_name() + ": fdatasync: " + std::strerror(err));
       }
     }
   }

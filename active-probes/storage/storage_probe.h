@@ -5,11 +5,11 @@
 // probe scheduler both call RunStorageProbe().
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "active-probes/probe/probe.h"
 #include "common/result.h"
 
 namespace fabric::storage {
@@ -50,10 +50,6 @@ struct StorageProbeOptions {
   uint64_t reserve_bytes = 1ull << 30;
   // Measure the depth-1 latency first, for the latency_bound verdict.
   bool calibrate = true;
-  // Set (e.g. by a signal handler) to abort; the probe removes its files and
-  // returns an "interrupted" error.
-  const std::atomic<bool>* stop = nullptr;
-  std::string procfs = "/proc";  // Where mountinfo is read from.
 };
 
 struct LatencySummary {
@@ -111,6 +107,11 @@ struct StorageProbeResult {
   std::string verdict;  // One sentence naming the limit.
 };
 
-Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& options);
+// The context's stop request (a signal, the exporter's shutdown) aborts the
+// run: the probe removes its files and fails with kInterrupted. Its root says
+// where mountinfo is read (procfs). A full filesystem, or one with too little
+// room to leave the reserve, fails with kNoSpace.
+Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& options,
+                                           const probe::ProbeContext& context);
 
 }  // namespace fabric::storage

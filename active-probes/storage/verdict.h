@@ -1,4 +1,4 @@
-// Names the limit a storage result ran into (shape 12 of BOTTLENECK_SHAPES.md:
+// Names the limit a storage result ran into (shape 12 of docs/bottleneck-shapes.md:
 // throughput ≈ in-flight × block / latency means more parallelism would help).
 #pragma once
 

@@ -28,8 +28,8 @@ std::string DirectionJson(const DirectionResult& d) {
   for (size_t i = 0; i < d.stream_bytes_per_second.size(); ++i) {
     per += (i ? "," : "") + JsonNumber(d.stream_bytes_per_second[i]);
   }
-  return "{\"direction\":" + JsonString(d.direction) + ",\"streams\":" + std::to_string(d.streams) +
-         ",\"bytes\":" + std::to_string(d.bytes) +
+  return "{\"direction\":" + JsonString(DirectionName(d.direction)) +
+         ",\"streams\":" + std::to_string(d.streams) + ",\"bytes\":" + std::to_string(d.bytes) +
          ",\"window_seconds\":" + JsonNumber(d.window_seconds) +
          ",\"bytes_per_second\":" + JsonNumber(d.bytes_per_second) +
          ",\"per_stream_bytes_per_second\":{\"min\":" + JsonNumber(d.per_stream.min) +
@@ -56,35 +56,6 @@ void Line(std::string& out, const char* fmt, auto... args) {
 }
 
 }  // namespace
-
-std::string_view ErrorKindName(ProbeErrorKind k) {
-  switch (k) {
-    case ProbeErrorKind::kRefused:
-      return "refused";
-    case ProbeErrorKind::kUnreachable:
-      return "unreachable";
-    case ProbeErrorKind::kTimeout:
-      return "timeout";
-    case ProbeErrorKind::kBusy:
-      return "busy";
-    case ProbeErrorKind::kAuth:
-      return "auth";
-    case ProbeErrorKind::kRejected:
-      return "rejected";
-    case ProbeErrorKind::kAborted:
-      return "aborted";
-    case ProbeErrorKind::kInterrupted:
-      return "interrupted";
-    case ProbeErrorKind::kOther:
-      break;
-  }
-  return "error";
-}
-
-std::string ErrorToJson(const Error& e) {
-  return "{\"error\":{\"kind\":" + JsonString(ErrorKindName(ErrorKindOf(e))) +
-         ",\"message\":" + JsonString(e.message) + "}}\n";
-}
 
 std::string ResultToJson(const TcpProbeResult& r) {
   std::string dirs, notes;
@@ -141,11 +112,12 @@ std::string ResultToTable(const TcpProbeResult& r) {
   Line(out, "%-8s %12s %10s %10s %10s %8s %9s %7s %6s %6s %5s\n", "dir", "bytes", "Gbit/s",
        "min/strm", "med/strm", "max/strm", "retrans", "rtt_us", "rwnd%", "sbuf%", "mss");
   for (const auto& d : r.directions) {
-    Line(out, "%-8s %12llu %10s %10s %10s %8s %9llu %7.0f %6.1f %6.1f %5llu\n", d.direction.c_str(),
-         static_cast<unsigned long long>(d.bytes), Gbps(d.bytes_per_second).c_str(),
-         Gbps(d.per_stream.min).c_str(), Gbps(d.per_stream.median).c_str(),
-         Gbps(d.per_stream.max).c_str(), static_cast<unsigned long long>(d.retransmits),
-         d.rtt_seconds * 1e6, d.rwnd_limited_fraction * 100, d.sndbuf_limited_fraction * 100,
+    Line(out, "%-8s %12llu %10s %10s %10s %8s %9llu %7.0f %6.1f %6.1f %5llu\n",
+         std::string(DirectionName(d.direction)).c_str(), static_cast<unsigned long long>(d.bytes),
+         Gbps(d.bytes_per_second).c_str(), Gbps(d.per_stream.min).c_str(),
+         Gbps(d.per_stream.median).c_str(), Gbps(d.per_stream.max).c_str(),
+         static_cast<unsigned long long>(d.retransmits), d.rtt_seconds * 1e6,
+         d.rwnd_limited_fraction * 100, d.sndbuf_limited_fraction * 100,
          static_cast<unsigned long long>(d.mss));
     if (d.zerocopy_sends > 0) {
       Line(out, "         zerocopy: %llu sends completed, %llu copied by the kernel anyway\n",

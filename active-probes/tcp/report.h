@@ -13,8 +13,6 @@ std::string ResultToJson(const TcpProbeResult& r);
 std::string SweepToJson(const SweepResult& s);
 std::string ResultToTable(const TcpProbeResult& r);
 std::string SweepToTable(const SweepResult& s);
-// {"error":{"kind":"busy","message":"..."}}
-std::string ErrorToJson(const Error& e);
-std::string_view ErrorKindName(ProbeErrorKind k);
+// Errors print through active-probes/probe/error_kinds.h's ErrorToJson.
 
 }  // namespace fabric::probe

@@ -16,17 +16,6 @@ std::string GbpsText(double bytes_per_second) {
   return buf;
 }
 
-RateSummary Summarize(std::vector<double> rates) {
-  RateSummary s;
-  if (rates.empty()) return s;
-  std::sort(rates.begin(), rates.end());
-  s.min = rates.front();
-  s.max = rates.back();
-  size_t n = rates.size();
-  s.median = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
-  return s;
-}
-
 void EvaluateSelfChecks(TcpProbeResult& r) {
   SelfChecks& c = r.checks;
   auto cpu = [&](const SideCpu& side, const char* who) {
@@ -56,20 +45,21 @@ void EvaluateSelfChecks(TcpProbeResult& r) {
   }
 
   for (const auto& d : r.directions) {
+    const std::string direction(DirectionName(d.direction));
     if (d.rwnd_limited_fraction >= kWindowLimitedFraction) {
       c.receiver_window_limited = true;
-      c.notes.push_back("receiver_window_limited: " + d.direction + " senders waited on the " +
+      c.notes.push_back("receiver_window_limited: " + direction + " senders waited on the " +
                         "receive window " + PercentText(d.rwnd_limited_fraction) + " of busy time");
     } else if (d.window_bound_ratio >= kWindowBoundRatio) {
       // At microsecond RTTs the kernel's rwnd-limited timer catches only part
       // of it; the arithmetic does not miss it: the rate is window / RTT.
       c.receiver_window_limited = true;
-      c.notes.push_back("receiver_window_limited: " + d.direction + " streams ran at " +
+      c.notes.push_back("receiver_window_limited: " + direction + " streams ran at " +
                         PercentText(d.window_bound_ratio) + " of receive window / RTT");
     }
     if (d.sndbuf_limited_fraction >= kWindowLimitedFraction) {
       c.send_buffer_limited = true;
-      c.notes.push_back("send_buffer_limited: " + d.direction + " senders were send-buffer " +
+      c.notes.push_back("send_buffer_limited: " + direction + " senders were send-buffer " +
                         "limited " + PercentText(d.sndbuf_limited_fraction) + " of busy time");
     }
     // Aggregate = streams x a per-stream ceiling below line rate: each stream
@@ -84,7 +74,7 @@ void EvaluateSelfChecks(TcpProbeResult& r) {
                           d.sndbuf_limited_fraction >= kWindowLimitedFraction;
     if (below_line && even && per_stream_cap) {
       c.stream_limited = true;
-      c.notes.push_back("stream_limited: " + d.direction + " aggregate " +
+      c.notes.push_back("stream_limited: " + direction + " aggregate " +
                         GbpsText(d.bytes_per_second) + " = " + std::to_string(d.streams) + " x " +
                         GbpsText(d.per_stream.median) +
                         " per stream, each stream at its own ceiling; add streams (--sweep)");

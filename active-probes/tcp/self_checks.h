@@ -18,8 +18,6 @@ inline constexpr double kWindowBoundRatio = 0.70;
 inline constexpr double kContendedExcess = 0.10;
 
 void EvaluateSelfChecks(TcpProbeResult& r);
-// Median, min and max of per-stream rates.
-RateSummary Summarize(std::vector<double> rates);
 
 // How the self-check notes of every probe write numbers: "37%", "3.90 Gbit/s".
 std::string PercentText(double fraction);

@@ -12,7 +12,6 @@
 #include "active-probes/tcp/self_checks.h"
 #include "active-probes/tcp/session_request.h"
 #include "active-probes/tcp/window.h"
-#include "common/stop_flag.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
@@ -21,23 +20,25 @@ namespace {
 using std::chrono::milliseconds;
 
 // Connection, authentication and admission (shared with every probe kind).
-Result<LineConn> OpenSession(const TcpProbeOptions& o, uint64_t* retry_ms) {
+Result<LineConn> OpenSession(const TcpProbeOptions& o, const ProbeContext& ctx,
+                             uint64_t* retry_ms) {
   ClientSessionOptions c;
   c.peer = o.peer;
   c.bind_address = o.bind_address;
   c.secret = o.secret;
   c.timeout = o.connect_timeout;
   c.probe = "tcp";
-  c.stop = o.stop;
+  c.stop = ctx.stop;
   return OpenClientSession(c, retry_ms);
 }
 
-std::vector<int> ChooseCpus(const TcpProbeOptions& o, const std::string& iface) {
+std::vector<int> ChooseCpus(const TcpProbeOptions& o, const SysRoot& root,
+                            const std::string& iface) {
   if (!o.cpus.empty()) return o.cpus;
   if (!o.pin) return {};
   std::vector<int> allowed = AllowedCpus();
   if (o.numa_local) {
-    std::vector<int> node = NicNumaCpus(o.sysfs, iface);
+    std::vector<int> node = NicNumaCpus(root.sysfs(), iface);
     std::vector<int> both;
     for (int c : node) {
       if (std::find(allowed.begin(), allowed.end(), c) != allowed.end()) both.push_back(c);
@@ -65,10 +66,10 @@ SideCpu CpuOf(const SideReport& r) {
 
 // One direction: streams [first, first+n) counted at `receiver`, TCP state
 // from `sender`.
-DirectionResult Combine(const std::string& name, const SideReport& receiver,
-                        const SideReport& sender, size_t first, size_t n) {
+DirectionResult Combine(Direction direction, const SideReport& receiver, const SideReport& sender,
+                        size_t first, size_t n) {
   DirectionResult d;
-  d.direction = name;
+  d.direction = direction;
   d.streams = static_cast<uint32_t>(n);
   d.window_seconds = receiver.window_seconds;
   uint64_t busy = 0, rwnd = 0, sndbuf = 0, rtt_sum = 0;
@@ -115,11 +116,12 @@ DirectionResult Combine(const std::string& name, const SideReport& receiver,
   return d;
 }
 
-Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
-  auto session = OpenSession(o, retry_ms);
+Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx,
+                               uint64_t* retry_ms) {
+  auto session = OpenSession(o, ctx, retry_ms);
   if (!session.ok()) return Unexpected{session.error()};
   LineConn& control = *session;
-  auto idle = [&] { return Clock::now() + o.connect_timeout; };
+  auto idle = [&] { return SteadyClock::now() + o.connect_timeout; };
 
   SessionRequest req;
   bool up = o.direction != Direction::kReceive;
@@ -135,35 +137,37 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   req.peer_sndbuf = o.peer_sndbuf;
   if (auto s = control.Write(RequestToMessage(req), idle()); !s.ok()) return Unexpected{s.error()};
   auto accept = control.Read(idle());
-  if (!accept.ok() && ErrorKindOf(accept.error()) == ProbeErrorKind::kInterrupted) {
+  if (!accept.ok() && accept.error().code == ErrorCode::kInterrupted) {
     return Unexpected{accept.error()};
   }
-  if (!accept.ok())
-    return MakeError("refused: responder closed the session: " + accept.error().message);
+  if (!accept.ok()) {
+    return MakeError(ErrorCode::kRefused,
+                     "refused: responder closed the session: " + accept.error().message);
+  }
   if (accept->verb == "REJECT") {
     WaitForClose(control);
-    return MakeError("rejected: responder refused the request: " +
-                     accept->Get("reason").value_or("unknown"));
+    return MakeError(ErrorCode::kRejected, "rejected: responder refused the request: " +
+                                               accept->Get("reason").value_or("unknown"));
   }
   if (accept->verb != "ACCEPT" || !accept->Get("token")) {
-    return MakeError("refused: unexpected answer " + Quote(accept->verb));
+    return MakeError(ErrorCode::kRefused, "refused: unexpected answer " + Quote(accept->verb));
   }
   std::string token = *accept->Get("token");
 
   auto payload = Payload::Create(o.block, up ? o.mode : SendMode::kCopy);
   if (!payload.ok()) return Unexpected{payload.error()};
   std::string iface = InterfaceForAddress(LocalAddress(control.fd()));
-  std::vector<int> cpus = ChooseCpus(o, iface);
+  std::vector<int> cpus = ChooseCpus(o, ctx.root, iface);
   std::vector<StreamSpec> specs;
   std::vector<bool> send;
   for (uint32_t i = 0; i < req.total(); ++i) {
     auto fd = Dial(o.peer, o.bind_address, o.connect_timeout, o.rcvbuf, o.sndbuf,
-                   /*nodelay=*/false, o.stop);
+                   /*nodelay=*/false, ctx.stop);
     if (!fd.ok()) return Unexpected{fd.error()};
     Message data;
     data.verb = "DATA";
     data.Set("token", token).Set("index", static_cast<uint64_t>(i));
-    if (auto s = WriteAll(fd->get(), FormatMessage(data), idle(), o.stop); !s.ok()) {
+    if (auto s = WriteAll(fd->get(), FormatMessage(data), idle(), ctx.stop); !s.ok()) {
       return Unexpected{s.error()};
     }
     StreamSpec spec;
@@ -174,36 +178,44 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
     specs.push_back(std::move(spec));
   }
   auto ready = control.Read(idle());
-  if (!ready.ok() && ErrorKindOf(ready.error()) == ProbeErrorKind::kInterrupted) {
+  if (!ready.ok() && ready.error().code == ErrorCode::kInterrupted) {
     return Unexpected{ready.error()};
   }
   if (!ready.ok() || ready->verb != "READY") {
-    return MakeError("refused: responder did not start the streams" +
-                     (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
+    return MakeError(ErrorCode::kRefused,
+                     "refused: responder did not start the streams" +
+                         (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
   }
   StreamSet streams(*payload, o.mode, 0, o.recv_block);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
 
   // Returning destroys the StreamSet, which shuts its sockets and joins.
-  if (!SleepUnlessStopped(o.warmup, o.stop)) return MakeError("interrupted: during the warm-up");
+  if (!ctx.stop.SleepFor(o.warmup)) {
+    return MakeError(ErrorCode::kInterrupted, "interrupted: during the warm-up");
+  }
   Message mark;
   mark.verb = "MARK";
   mark.Set("phase", "start");
   if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
-  WindowEdge a = SampleEdge(streams, o.procfs, o.sysfs, iface);
-  if (!SleepUnlessStopped(o.duration, o.stop)) return MakeError("interrupted: during the window");
+  WindowEdge a = SampleEdge(streams, ctx.root, iface);
+  if (!ctx.stop.SleepFor(o.duration)) {
+    return MakeError(ErrorCode::kInterrupted, "interrupted: during the window");
+  }
   mark.Set("phase", "end");
   if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
-  WindowEdge b = SampleEdge(streams, o.procfs, o.sysfs, iface);
+  WindowEdge b = SampleEdge(streams, ctx.root, iface);
   streams.StopSending();
   streams.Join(std::chrono::milliseconds(3000));
 
   auto remote_msg = control.Read(idle());
   if (!remote_msg.ok()) {
-    const std::string& why = remote_msg.error().message;
-    if (StartsWith(why, "interrupted:")) return Unexpected{remote_msg.error()};
-    return MakeError((StartsWith(why, "closed:") ? "aborted" : "timeout") +
-                     std::string(": no RESULT from responder: ") + why);
+    const Error& why = remote_msg.error();
+    if (why.code == ErrorCode::kInterrupted) return Unexpected{why};
+    // The responder went away (its connection closed or reset), or went silent.
+    const bool aborted = why.code == ErrorCode::kAborted;
+    return MakeError(aborted ? ErrorCode::kAborted : ErrorCode::kTimeout,
+                     std::string(aborted ? "aborted" : "timeout") +
+                         ": no RESULT from responder: " + why.message);
   }
   auto remote = SideReportFromMessage(*remote_msg);
   if (!remote.ok()) return Unexpected{remote.error()};
@@ -225,8 +237,8 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   r.recv_block = o.recv_block != 0 ? o.recv_block : kDefaultRecvBlock;
   r.duration_seconds = std::chrono::duration<double>(o.duration).count();
   r.warmup_seconds = std::chrono::duration<double>(o.warmup).count();
-  if (up) r.directions.push_back(Combine("send", *remote, local, 0, req.up));
-  if (down) r.directions.push_back(Combine("receive", local, *remote, req.up, req.down));
+  if (up) r.directions.push_back(Combine(Direction::kSend, *remote, local, 0, req.up));
+  if (down) r.directions.push_back(Combine(Direction::kReceive, local, *remote, req.up, req.down));
   uint64_t payload_tx = 0, payload_rx = 0;
   for (const auto& d : r.directions) {
     r.bytes += d.bytes;
@@ -236,7 +248,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
   r.local_cpu = CpuOf(local);
   r.remote_cpu = CpuOf(*remote);
   r.iface = iface;
-  r.link_bits_per_second = ReadLinkSpeedBps(o.sysfs, iface);
+  r.link_bits_per_second = ReadLinkSpeedBps(ctx.root.sysfs(), iface);
   if (local.nic_valid) {
     r.nic_valid = true;
     r.nic_bytes = local.nic_rx_bytes + local.nic_tx_bytes;
@@ -257,65 +269,31 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, uint64_t* retry_ms) {
 
 }  // namespace
 
-std::string_view DirectionName(Direction d) {
-  switch (d) {
-    case Direction::kSend:
-      return "send";
-    case Direction::kReceive:
-      return "receive";
-    case Direction::kBoth:
-      return "both";
-  }
-  return "?";
-}
-
-Result<Direction> ParseDirection(std::string_view s) {
-  if (s == "send") return Direction::kSend;
-  if (s == "receive") return Direction::kReceive;
-  if (s == "both") return Direction::kBoth;
-  return MakeError("unknown direction \"" + std::string(s) + "\" (send, receive, both)");
-}
-
-ProbeErrorKind ErrorKindOf(const Error& e) {
-  const std::string& m = e.message;
-  if (StartsWith(m, "refused:")) return ProbeErrorKind::kRefused;
-  if (StartsWith(m, "unreachable:")) return ProbeErrorKind::kUnreachable;
-  if (StartsWith(m, "timeout:")) return ProbeErrorKind::kTimeout;
-  if (StartsWith(m, "busy:")) return ProbeErrorKind::kBusy;
-  if (StartsWith(m, "auth:")) return ProbeErrorKind::kAuth;
-  if (StartsWith(m, "rejected:")) return ProbeErrorKind::kRejected;
-  // A control connection that closes mid-session (after admission: before
-  // it, the session opening says "refused:").
-  if (StartsWith(m, "aborted:") || StartsWith(m, "closed:")) return ProbeErrorKind::kAborted;
-  if (StartsWith(m, "interrupted:")) return ProbeErrorKind::kInterrupted;
-  return ProbeErrorKind::kOther;
-}
-
-Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options) {
-  if (options.streams == 0) return MakeError("streams must be at least 1");
-  if (options.secret.empty()) return MakeError("no shared secret");
+Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options, const ProbeContext& context) {
+  if (options.streams == 0) return MakeError(ErrorCode::kUsage, "streams must be at least 1");
+  if (options.secret.empty()) return MakeError(ErrorCode::kUsage, "no shared secret");
   static thread_local std::mt19937 rng{std::random_device{}()};
   for (int attempt = 0;; ++attempt) {
     uint64_t retry_ms = 0;
-    auto r = RunOnce(options, &retry_ms);
-    if (r.ok() || ErrorKindOf(r.error()) != ProbeErrorKind::kBusy ||
-        attempt >= options.busy_retries) {
+    auto r = RunOnce(options, context, &retry_ms);
+    if (r.ok() || r.error().code != ErrorCode::kBusy || attempt >= options.busy_retries) {
       return r;
     }
     // Back off with jitter so requesters behind one responder spread out.
-    if (!SleepUnlessStopped(milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)), options.stop)) {
-      return MakeError("interrupted: waiting for a busy responder");
+    if (!context.stop.SleepFor(milliseconds(retry_ms + rng() % (retry_ms / 2 + 1)))) {
+      return MakeError(ErrorCode::kInterrupted, "interrupted: waiting for a busy responder");
     }
   }
 }
 
 Result<SweepResult> RunTcpSweep(const TcpProbeOptions& options,
-                                const std::vector<uint32_t>& stream_counts) {
+                                const std::vector<uint32_t>& stream_counts,
+                                const ProbeContext& context) {
   SweepResult sweep;
   for (uint32_t n : stream_counts) {
     TcpProbeOptions o = options;
     o.streams = n;
-    auto r = RunTcpProbe(o);
+    auto r = RunTcpProbe(o, context);
     if (!r.ok()) return Unexpected{r.error()};
     sweep.runs.push_back(std::move(*r));
   }

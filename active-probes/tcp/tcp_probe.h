@@ -4,7 +4,6 @@
 // carries the evidence (CPU, NIC counters, TCP_INFO) to judge its own result.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -12,15 +11,13 @@
 #include <vector>
 
 #include "active-probes/control/conn.h"
+#include "active-probes/probe/direction.h"
+#include "active-probes/probe/probe.h"
+#include "active-probes/probe/rate_summary.h"
 #include "active-probes/tcp/stream_io.h"
-#include "common/read/sysroot.h"
 #include "common/result.h"
 
 namespace fabric::probe {
-
-enum class Direction { kSend, kReceive, kBoth };
-std::string_view DirectionName(Direction d);
-Result<Direction> ParseDirection(std::string_view s);
 
 struct TcpProbeOptions {
   HostPort peer;
@@ -47,39 +44,11 @@ struct TcpProbeOptions {
   std::vector<int> cpus;    // explicit CPU list; overrides the two above
   std::chrono::milliseconds connect_timeout{5000};
   int busy_retries = 0;  // BUSY answers to wait out (with the responder's hint + jitter)
-  // Set by the owner (the exporter's shutdown) to end the run within ~50 ms
-  // with an "interrupted:" error instead of waiting out warm-up, window and
-  // control deadlines. nullptr: runs to the end.
-  const std::atomic<bool>* stop = nullptr;
-  // Where procfs and sysfs are mounted (host defaults; a container points
-  // these at the host's mounts).
-  std::string procfs{SysRoot::kDefaultProcfs};
-  std::string sysfs{SysRoot::kDefaultSysfs};
-};
-
-// Stable error kinds, the first word of the error message ("busy: ...").
-// kAborted: the responder went away mid-session (its connections closed or
-// reset); kInterrupted: our own stop flag ended the run.
-enum class ProbeErrorKind {
-  kOther,
-  kRefused,
-  kUnreachable,
-  kTimeout,
-  kBusy,
-  kAuth,
-  kRejected,
-  kAborted,
-  kInterrupted
-};
-ProbeErrorKind ErrorKindOf(const Error& e);
-
-struct RateSummary {
-  double min = 0, median = 0, max = 0;  // bytes/s
 };
 
 // One direction of a run, counted at its receiver.
 struct DirectionResult {
-  std::string direction;  // "send" (we send) or "receive" (responder sends)
+  Direction direction = Direction::kSend;  // kSend (we send) or kReceive (responder sends)
   uint32_t streams = 0;
   uint64_t bytes = 0;
   double window_seconds = 0;
@@ -146,7 +115,12 @@ struct TcpProbeResult {
   SelfChecks checks;
 };
 
-Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options);
+// The context's stop request ends the run within ~50 ms with a kInterrupted
+// error instead of waiting out warm-up, window and control deadlines; its
+// root says where procfs and sysfs are mounted. Errors carry the control
+// channel's codes (kRefused, kUnreachable, kTimeout, kBusy, kAuth), kRejected
+// (the responder refused the request) and kAborted (it went away mid-run).
+Result<TcpProbeResult> RunTcpProbe(const TcpProbeOptions& options, const ProbeContext& context);
 
 struct SweepResult {
   std::vector<TcpProbeResult> runs;
@@ -159,7 +133,8 @@ struct SweepResult {
 
 // Runs each stream count in turn (same options otherwise).
 Result<SweepResult> RunTcpSweep(const TcpProbeOptions& options,
-                                const std::vector<uint32_t>& stream_counts);
+                                const std::vector<uint32_t>& stream_counts,
+                                const ProbeContext& context);
 // The sweep verdict from per-count aggregates (pure; unit-tested).
 void AnalyzeSweep(SweepResult& sweep);
 

@@ -52,15 +52,14 @@ Result<double> Double(const Message& m, const std::string& key) {
 
 }  // namespace
 
-WindowEdge SampleEdge(const StreamSet& streams, const std::string& procfs, const std::string& sysfs,
-                      const std::string& iface) {
+WindowEdge SampleEdge(const StreamSet& streams, const SysRoot& root, const std::string& iface) {
   WindowEdge e;
   e.time = std::chrono::steady_clock::now();
   e.streams = streams.Snapshot();
   e.process = SampleProcessCpu();
-  auto host = ReadProcStat(procfs);
+  auto host = ReadProcStat(root.procfs());
   if (host.ok()) e.host = std::move(*host);
-  e.nic = ReadNicCounters(sysfs, iface);
+  e.nic = ReadNicCounters(root.sysfs(), iface);
   return e;
 }
 

@@ -11,6 +11,7 @@
 #include "active-probes/control/message.h"
 #include "active-probes/tcp/host_stats.h"
 #include "active-probes/tcp/stream_io.h"
+#include "common/read/sysroot.h"
 
 namespace fabric::probe {
 
@@ -23,8 +24,7 @@ struct WindowEdge {
 };
 
 // Samples everything one side needs at a window edge.
-WindowEdge SampleEdge(const StreamSet& streams, const std::string& procfs, const std::string& sysfs,
-                      const std::string& iface);
+WindowEdge SampleEdge(const StreamSet& streams, const SysRoot& root, const std::string& iface);
 
 struct StreamWindow {
   bool send = false;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/build_info.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/read/open_file_cache.h"
 #include "exporter/app/options.h"
@@ -24,6 +25,7 @@
 #include "exporter/metrics/scraper.h"
 #include "exporter/pages/ladder_page.h"
 #include "exporter/pages/landing_page.h"
+#include "exporter/scheduled_probes/probe_catalogue.h"
 #include "exporter/scheduled_probes/probe_runtime.h"
 
 namespace fabric {
@@ -91,8 +93,7 @@ std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime*
       std::chrono::steady_clock::now() - latest->taken > std::chrono::minutes(1)) {
     latest = scraper.Scrape();
   }
-  const double now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double now = SystemClock().WallSeconds();
   auto ladders =
       ladder::NodeLadders(*fleet, probes != nullptr && probes->loopback(), latest->families,
                           probes != nullptr ? probes->Results() : std::vector<ProbeRecord>{}, now);
@@ -143,6 +144,10 @@ int Run(int argc, char** argv) {
   }
   if (flags.GetBool("help")) {
     std::cout << kUsageHeader << flags.Usage();
+    return 0;
+  }
+  if (flags.GetBool("print-probe-catalogue")) {
+    std::cout << ProbeCatalogueJson();
     return 0;
   }
   if (flags.GetBool("version")) {

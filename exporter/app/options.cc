@@ -114,6 +114,11 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table) {
                       "");
     }
   }
+  flags.AddBool("print-probe-catalogue",
+                "print the probe catalogue as JSON and exit: the rungs, every value with the "
+                "probe kinds that produce it, the verdicts, the record families and the failure "
+                "reasons (what the rules and dashboards lints check against)",
+                false);
   flags.AddBool("version", "print the version and exit", false);
   flags.AddBool("help", "print this help and exit", false);
   return flags;

@@ -28,7 +28,10 @@ struct ErrorTrap {
 
 thread_local ErrorTrap* current_trap = nullptr;
 
-[[noreturn]] void OnLibpciError(char* format, ...) {
+// pci_access::error points to an __attribute__((noreturn)) function. For clang
+// (and clang-tidy) that attribute is part of the function's type and
+// [[noreturn]] is not, so only this spelling can be assigned to it.
+__attribute__((noreturn)) void OnLibpciError(char* format, ...) {
   ErrorTrap* trap = current_trap;
   if (trap == nullptr) {
     // Only reachable if libpci is called outside Trapped(): a bug here.

@@ -39,7 +39,7 @@ std::optional<Fleet> ParseFleet(const ConfigNode& section) {
   fleet.self = section.String("self").value_or(HostName());
   std::set<std::string> names, addresses;
   for (const ConfigNode& node : section.Elements("nodes")) {
-    node.ExpectMapWithKeys({"name", "address", "interface", "mtu"});
+    node.ExpectMapWithKeys({"name", "address", "interface", "mtu", "rack", "plane", "role"});
     FleetNode n;
     auto name = node.String("name");
     auto address = node.String("address");
@@ -56,6 +56,14 @@ std::optional<Fleet> ParseFleet(const ConfigNode& section) {
     n.address = *address;
     n.interface = node.String("interface").value_or("");
     n.mtu = static_cast<int>(node.Int("mtu", 576, 65535).value_or(0));
+    // Topology keys become label values; an empty one would read as "not
+    // configured" there, so it is refused rather than silently dropped.
+    for (auto [key, field] :
+         {std::pair{"rack", &n.rack}, std::pair{"plane", &n.plane}, std::pair{"role", &n.role}}) {
+      auto value = node.String(key);
+      if (value && value->empty()) node.Fail(key, "must not be empty (leave the key out instead)");
+      *field = value.value_or("");
+    }
     fleet.nodes.push_back(std::move(n));
   }
   if (fleet.nodes.empty()) section.Fail("nodes", "list at least this node");

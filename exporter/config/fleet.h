@@ -1,5 +1,7 @@
 // The fleet: the nodes of the fabric, each with the address its responder
-// listens on, the interface traffic to it must use and its expected MTU.
+// listens on, the interface traffic to it must use, its expected MTU and,
+// optionally, where it sits in the topology (rack or leaf switch, plane or
+// rail, role), which the rules and dashboards aggregate by.
 // Every exporter gets the same list (and its own name), and derives from it
 // which peers to probe, so no coordinator is needed.
 #pragma once
@@ -17,6 +19,12 @@ struct FleetNode {
   std::string address;    // Fabric IP address (numeric).
   std::string interface;  // Expected fabric interface on that node; may be empty.
   int mtu = 0;            // Expected MTU; 0 when not configured.
+  // Topology, each empty when not configured: the rack (or leaf switch) the
+  // node hangs off, its plane (or rail) and its role (compute, storage...).
+  // Default-initialised so {name, address, interface, mtu} still builds a node.
+  std::string rack{};
+  std::string plane{};
+  std::string role{};
 };
 
 struct Fleet {
@@ -30,7 +38,8 @@ struct Fleet {
 
 // Parses the `fleet` section; nullopt when the config has none. Throws
 // ConfigError naming file:line:key for duplicate names or addresses, a
-// non-numeric address, an out-of-range MTU, or a `self` not in the list.
+// non-numeric address, an out-of-range MTU, an empty rack/plane/role, or a
+// `self` not in the list.
 std::optional<Fleet> ParseFleet(const ConfigNode& section);
 
 }  // namespace fabric

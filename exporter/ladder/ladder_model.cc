@@ -3,10 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string_view>
+
+#include "active-probes/probe/error_kinds.h"
 
 namespace fabric::ladder {
 namespace {
+
+using probe::Direction;
+using probe::ProbeValue;
+using probe::Rung;
+using probe::RungInfo;
+using probe::Verdict;
 
 std::string Printf(const char* format, double value) {
   char buf[64];
@@ -14,43 +23,26 @@ std::string Printf(const char* format, double value) {
   return buf;
 }
 
-// The probe rungs of a ladder in rung order, with their titles.
-struct RungSpec {
-  const char* id;
-  const char* title;
-  bool per_path;  // A result per peer; otherwise per node (storage).
-  bool ceiling;
-};
-constexpr RungSpec kRungs[] = {
-    {"rdma", "RDMA write", true, true},
-    {"tcp_multi", "N-stream TCP", true, true},
-    {"tcp_single", "1-stream TCP", true, false},
-    {"storage_read", "storage read", false, true},
-    {"storage_write", "storage write", false, true},
-};
+// A rung's records are per path (a result per peer), or per node (storage).
+bool PerPath(const RungInfo& rung) { return rung.target == probe::RungTarget::kPeer; }
 
+// The error-kind table's words for the recorded reason, else the reason and the detail.
 std::string FailureWords(const ProbeRecord& r) {
   const std::string& reason = r.failure_reason;
-  if (reason == "no_device") return "no RDMA device on this node";
-  if (reason == "no_port") return "no active RDMA port";
-  if (reason == "unreachable") return "peer unreachable";
-  if (reason == "busy") return "peer's responder stayed busy";
-  if (reason == "auth") return "authentication failed (shared secret)";
-  if (reason == "refused") return "connection refused (is the responder running?)";
-  if (reason == "timeout") return "timed out";
-  if (reason == "rejected") return "rejected by the responder's limits";
+  const probe::ErrorKind* kind = probe::KindOfReason(reason);
+  if (kind != nullptr && !kind->ladder_words.empty()) return std::string(kind->ladder_words);
   std::string words = "failed";
   if (!reason.empty()) words += " (" + reason + ")";
   if (!r.failure_detail.empty()) words += ": " + r.failure_detail;
   return words;
 }
 
-double Value(const ProbeRecord& r, const char* name, double fallback = -1) {
-  auto it = r.values.find(name);
+double Value(const ProbeRecord& r, ProbeValue value, double fallback = -1) {
+  auto it = r.values.find(value);
   return it == r.values.end() ? fallback : it->second;
 }
 
-bool Raised(const ProbeRecord& r, const char* verdict) {
+bool Raised(const ProbeRecord& r, Verdict verdict) {
   auto it = r.verdicts.find(verdict);
   return it != r.verdicts.end() && it->second;
 }
@@ -63,11 +55,11 @@ std::string Seconds(double s) {
 
 // One probe rung: the worse direction is the layer's number (a path is as fast as its slower
 // direction), both are in the detail.
-Layer RungLayer(const RungSpec& spec, const std::vector<const ProbeRecord*>& records,
+Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& records,
                 const LadderInput& input) {
   Layer layer;
-  layer.id = spec.id;
-  layer.title = spec.title;
+  layer.id = std::string(spec.label);
+  layer.title = std::string(spec.title);
   layer.ceiling = spec.ceiling;
   if (records.empty()) {
     auto it = input.absent_reasons.find(spec.id);
@@ -84,17 +76,21 @@ Layer RungLayer(const RungSpec& spec, const std::vector<const ProbeRecord*>& rec
       failure = FailureWords(*r);
       continue;
     }
-    double rate = Value(*r, "throughput_bytes_per_second");
+    double rate = Value(*r, ProbeValue::kThroughput);
     if (rate < 0) continue;
     layer.self_checked = true;
     if (!layer.bytes_per_second || rate < *layer.bytes_per_second) layer.bytes_per_second = rate;
     if (!detail.empty()) detail += ", ";
-    if (!r->key.direction.empty()) detail += r->key.direction + " ";
+    if (r->key.direction != Direction::kNone) {
+      detail += std::string(probe::DirectionName(r->key.direction)) + " ";
+    }
     detail += FormatRate(rate);
+    // In the verdicts' name order (the table's).
     for (const auto& [verdict, raised] : r->verdicts) {
-      if (raised && std::find(layer.verdicts.begin(), layer.verdicts.end(), verdict) ==
-                        layer.verdicts.end()) {
-        layer.verdicts.push_back(verdict);
+      std::string name(probe::VerdictName(verdict));
+      if (raised &&
+          std::find(layer.verdicts.begin(), layer.verdicts.end(), name) == layer.verdicts.end()) {
+        layer.verdicts.push_back(name);
       }
     }
   }
@@ -113,10 +109,12 @@ Layer RungLayer(const RungSpec& spec, const std::vector<const ProbeRecord*>& rec
   const ProbeRecord& first = **std::find_if(records.begin(), records.end(), [](const auto* r) {
     return r->success && r->timestamp_seconds > 0;
   });
-  if (double streams = Value(first, "streams"); streams > 1 && spec.per_path) {
-    detail += Printf(std::string(spec.id) == "rdma" ? "; %.0f QPs" : "; %.0f streams", streams);
+  if (double streams = Value(first, ProbeValue::kStreams); streams > 1 && PerPath(spec)) {
+    detail += Printf(spec.id == Rung::kRdma ? "; %.0f QPs" : "; %.0f streams", streams);
   }
-  if (double p99 = Value(first, "latency_p99_seconds"); p99 > 0) detail += "; p99 " + Seconds(p99);
+  if (double p99 = Value(first, ProbeValue::kLatencyP99); p99 > 0) {
+    detail += "; p99 " + Seconds(p99);
+  }
   if (auto fs = first.info.find("filesystem"); fs != first.info.end() && !fs->second.empty()) {
     detail += "; " + fs->second;
   }
@@ -126,26 +124,27 @@ Layer RungLayer(const RungSpec& spec, const std::vector<const ProbeRecord*>& rec
 }
 
 // The records of one rung on this path (network rungs) or this node (storage).
-std::vector<const ProbeRecord*> RecordsOf(const LadderInput& input, const RungSpec& spec) {
+std::vector<const ProbeRecord*> RecordsOf(const LadderInput& input, const RungInfo& spec) {
   std::vector<const ProbeRecord*> out;
   for (const auto& r : input.records) {
     if (r.key.probe != spec.id) continue;
-    if (spec.per_path && r.key.target != input.peer) continue;
+    if (PerPath(spec) && r.key.target != input.peer) continue;
     out.push_back(&r);
   }
   // Send before receive, as people say it.
   std::stable_sort(out.begin(), out.end(), [](const ProbeRecord* a, const ProbeRecord* b) {
-    return (a->key.direction == "send") > (b->key.direction == "send");
+    return (a->key.direction == Direction::kSend) > (b->key.direction == Direction::kSend);
   });
   return out;
 }
 
-const ProbeRecord* Find(const LadderInput& input, const char* probe, const char* direction) {
+// A successful record of `rung` on this path (or this node), in `direction`
+// when one is given.
+const ProbeRecord* Find(const LadderInput& input, Rung rung,
+                        std::optional<Direction> direction = std::nullopt) {
   for (const auto& r : input.records) {
-    const bool per_node = std::string_view(probe).starts_with("storage_");
-    if (r.key.probe == probe && (per_node || r.key.target == input.peer) &&
-        (direction == nullptr || r.key.direction == direction) && r.success &&
-        r.timestamp_seconds > 0) {
+    if (r.key.probe == rung && (!PerPath(probe::InfoOf(rung)) || r.key.target == input.peer) &&
+        (!direction || r.key.direction == *direction) && r.success && r.timestamp_seconds > 0) {
       return &r;
     }
   }
@@ -172,15 +171,15 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
   // The TCP shapes: the window verdicts on either rung, the CPU ceiling per rung.
   bool window = false, sndbuf = false;
   double rtt = -1;
-  for (const char* rung : {"tcp_multi", "tcp_single"}) {
-    for (const char* direction : {"send", "receive"}) {
+  for (Rung rung : {Rung::kTcpMulti, Rung::kTcpSingle}) {
+    for (Direction direction : probe::InfoOf(rung).directions) {
       const ProbeRecord* r = Find(input, rung, direction);
       if (r == nullptr) continue;
-      if (Raised(*r, "receiver_window_limited")) {
+      if (Raised(*r, Verdict::kReceiverWindowLimited)) {
         window = true;
-        rtt = std::max(rtt, Value(*r, "rtt_seconds"));
+        rtt = std::max(rtt, Value(*r, ProbeValue::kRtt));
       }
-      sndbuf = sndbuf || Raised(*r, "send_buffer_limited");
+      sndbuf = sndbuf || Raised(*r, Verdict::kSendBufferLimited);
     }
   }
   if (window) {
@@ -190,50 +189,50 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
   if (sndbuf) {
     shapes.push_back("send buffer below the bandwidth-delay product (send buffer limited)");
   }
-  auto any = [&](const char* rung, const char* verdict) {
-    for (const char* direction : {"send", "receive", ""}) {
+  auto any = [&](Rung rung, Verdict verdict) {
+    for (Direction direction : probe::InfoOf(rung).directions) {
       const ProbeRecord* r = Find(input, rung, direction);
       if (r != nullptr && Raised(*r, verdict)) return true;
     }
     return false;
   };
-  if (any("tcp_single", "cpu_bound")) {
+  if (any(Rung::kTcpSingle, Verdict::kCpuBound)) {
     shapes.push_back("single stream CPU-bound: a harness ceiling, not the fabric");
   }
-  if (any("tcp_multi", "cpu_bound")) {
+  if (any(Rung::kTcpMulti, Verdict::kCpuBound)) {
     shapes.push_back("N-stream TCP CPU-bound: a harness ceiling, not the fabric");
   }
-  if (any("tcp_multi", "stream_limited")) {
+  if (any(Rung::kTcpMulti, Verdict::kStreamLimited)) {
     shapes.push_back(
         "N-stream TCP is stream-limited: streams × the per-stream ceiling, more streams would go "
         "faster (a stream-count artefact)");
   }
-  if (any("tcp_multi", "contended") || any("rdma", "contended")) {
+  if (any(Rung::kTcpMulti, Verdict::kContended) || any(Rung::kRdma, Verdict::kContended)) {
     shapes.push_back("other traffic shared the path while the probe ran (contended)");
   }
-  if (any("rdma", "congested")) {
+  if (any(Rung::kRdma, Verdict::kCongested)) {
     shapes.push_back("RDMA congested: CNPs or receive-buffer drops in the window");
   }
-  const ProbeRecord* send = Find(input, "tcp_multi", "send");
-  const ProbeRecord* receive = Find(input, "tcp_multi", "receive");
+  const ProbeRecord* send = Find(input, Rung::kTcpMulti, Direction::kSend);
+  const ProbeRecord* receive = Find(input, Rung::kTcpMulti, Direction::kReceive);
   if (send && receive) {
-    double s = Value(*send, "throughput_bytes_per_second");
-    double r = Value(*receive, "throughput_bytes_per_second");
+    double s = Value(*send, ProbeValue::kThroughput);
+    double r = Value(*receive, ProbeValue::kThroughput);
     if (s > 0 && r > 0 && std::min(s, r) < 0.8 * std::max(s, r)) {
       shapes.push_back("send and receive differ: " + FormatRate(s) + " sent, " + FormatRate(r) +
                        " received (TX/RX asymmetry)");
     }
   }
-  if (const ProbeRecord* path = Find(input, "path", nullptr)) {
-    if (Value(*path, "egress_matches_expected") == 0) {
+  if (const ProbeRecord* path = Find(input, Rung::kPath)) {
+    if (Value(*path, ProbeValue::kEgressMatchesExpected) == 0) {
       auto egress = path->info.find("egress_interface");
       auto expected = path->info.find("expected_interface");
       shapes.push_back("route leaves through " +
                        (egress != path->info.end() ? egress->second : "?") + ", expected " +
                        (expected != path->info.end() ? expected->second : "?"));
     }
-    if (Value(*path, "jumbo_frames_pass") == 0) {
-      double size = Value(*path, "jumbo_frame_bytes");
+    if (Value(*path, ProbeValue::kJumboFramesPass) == 0) {
+      double size = Value(*path, ProbeValue::kJumboFrameBytes);
       shapes.push_back("jumbo frames fail on this path (MTU)" +
                        (size > 0 ? Printf(": a %.0f-byte echo with Don't Fragment set got no "
                                           "answer",
@@ -241,16 +240,16 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
                                  : std::string()));
     }
   }
-  for (const char* rung : {"storage_read", "storage_write"}) {
-    const ProbeRecord* r = Find(input, rung, nullptr);
+  for (Rung rung : {Rung::kStorageRead, Rung::kStorageWrite}) {
+    const ProbeRecord* r = Find(input, rung);
     if (r == nullptr) continue;
-    std::string what = std::string(rung) == "storage_read" ? "storage read" : "storage write";
-    if (Raised(*r, "latency_bound")) {
-      double p99 = Value(*r, "latency_p99_seconds");
+    std::string what(probe::InfoOf(rung).title);
+    if (Raised(*r, Verdict::kLatencyBound)) {
+      double p99 = Value(*r, ProbeValue::kLatencyP99);
       shapes.push_back(what + " latency-bound" +
                        (p99 > 0 ? " (p99 " + Seconds(p99) + ")" : std::string()));
     }
-    if (Raised(*r, "cpu_bound")) shapes.push_back(what + " CPU-bound: a harness ceiling");
+    if (Raised(*r, Verdict::kCpuBound)) shapes.push_back(what + " CPU-bound: a harness ceiling");
   }
 }
 
@@ -269,13 +268,7 @@ std::string FormatPercent(double fraction) {
 }
 
 std::string VerdictWords(const std::string& verdict) {
-  if (verdict == "cpu_bound") return "CPU-bound: a harness ceiling, not the fabric";
-  if (verdict == "contended") return "contended: other traffic shared the path";
-  if (verdict == "stream_limited") return "stream-limited: streams × the per-stream ceiling";
-  if (verdict == "receiver_window_limited") return "receiver window limited";
-  if (verdict == "send_buffer_limited") return "send buffer limited";
-  if (verdict == "latency_bound") return "latency-bound: throughput = in-flight / latency";
-  if (verdict == "congested") return "congested: CNPs or receive-buffer drops";
+  if (auto id = probe::VerdictFromName(verdict)) return std::string(probe::InfoOf(*id).words);
   return verdict;
 }
 
@@ -334,8 +327,9 @@ Ladder BuildLadder(const LadderInput& input) {
   }
   ladder.layers.push_back(pcie);
 
-  for (const auto& spec : kRungs)
-    ladder.layers.push_back(RungLayer(spec, RecordsOf(input, spec), input));
+  for (const auto& spec : probe::Rungs()) {
+    if (spec.ladder_layer) ladder.layers.push_back(RungLayer(spec, RecordsOf(input, spec), input));
+  }
 
   Layer transfers;
   transfers.id = "transfers";
@@ -345,9 +339,8 @@ Ladder BuildLadder(const LadderInput& input) {
     transfers.bytes_per_second = it->second;
     transfers.detail = "best bulk flow now";
   } else {
-    auto reason = input.absent_reasons.find("transfers");
-    transfers.status =
-        reason != input.absent_reasons.end() ? reason->second : "no bulk flow to this peer now";
+    transfers.status = !input.transfers_absent_reason.empty() ? input.transfers_absent_reason
+                                                              : "no bulk flow to this peer now";
   }
   ladder.layers.push_back(transfers);
 
@@ -395,7 +388,9 @@ Ladder BuildLadder(const LadderInput& input) {
     int network = -1;
     for (size_t i = 0; i < ladder.layers.size(); ++i) {
       const Layer& l = ladder.layers[i];
-      if (!l.ceiling || !l.bytes_per_second || l.id.starts_with("storage_")) continue;
+      auto rung = probe::RungFromLabel(l.id);
+      const bool storage = rung && !PerPath(probe::InfoOf(*rung));
+      if (!l.ceiling || !l.bytes_per_second || storage) continue;
       if (network < 0 || *l.bytes_per_second < *ladder.layers[network].bytes_per_second) {
         network = static_cast<int>(i);
       }

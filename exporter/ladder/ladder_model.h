@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "active-probes/probe/rungs.h"
 #include "exporter/scheduled_probes/result_store.h"
 
 namespace fabric::ladder {
@@ -36,8 +37,10 @@ struct LadderInput {
   // Every probe result of the node; the ladder takes those of `peer` and the storage rungs.
   std::vector<ProbeRecord> records;
   double now_seconds = 0;  // Unix time, for the age of each result.
-  // Said for a layer no record covers, e.g. "not run (no --storage)"; default "not configured".
-  std::map<std::string, std::string> absent_reasons;
+  // Said for a rung no record covers, e.g. "not run (no --storage)"; default "not configured".
+  std::map<probe::Rung, std::string> absent_reasons;
+  // Said for the real-transfers layer without a flow; default "no bulk flow to this peer now".
+  std::string transfers_absent_reason;
 };
 
 struct Layer {

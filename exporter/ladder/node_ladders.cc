@@ -39,12 +39,13 @@ std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
     input.facts = FactsFromFamilies(families, interface, peer_names);
     input.records = records;
     input.now_seconds = now_seconds;
-    input.absent_reasons = {{"rdma", "not configured (probes.rdma)"},
-                            {"tcp_multi", "not configured (probes.tcp)"},
-                            {"tcp_single", "not configured (probes.tcp.single_stream)"},
-                            {"storage_read", "not configured (probes.storage)"},
-                            {"storage_write", "not configured (probes.storage)"}};
-    if (loopback) input.absent_reasons["transfers"] = "loopback: no real transfers to a peer";
+    using probe::Rung;
+    input.absent_reasons = {{Rung::kRdma, "not configured (probes.rdma)"},
+                            {Rung::kTcpMulti, "not configured (probes.tcp)"},
+                            {Rung::kTcpSingle, "not configured (probes.tcp.single_stream)"},
+                            {Rung::kStorageRead, "not configured (probes.storage)"},
+                            {Rung::kStorageWrite, "not configured (probes.storage)"}};
+    if (loopback) input.transfers_absent_reason = "loopback: no real transfers to a peer";
     ladders.push_back(BuildLadder(input));
   }
   return ladders;

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -19,9 +18,13 @@
 #include <vector>
 
 #include "active-probes/cli/arg_parse.h"
+#include "active-probes/probe/error_kinds.h"
+#include "active-probes/probe/probe.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/read/sysroot.h"
+#include "common/stop_token.h"
 #include "exporter/collectors/collector_table.h"
 #include "exporter/ladder/ladder_facts.h"
 #include "exporter/ladder/ladder_text.h"
@@ -124,14 +127,14 @@ class Progress {
 };
 
 // "92.1 Gbit/s" for the rung's worse direction, or why it has none.
-std::string Outcome(const ResultStore& store, const std::string& probe) {
+std::string Outcome(const ResultStore& store, Rung rung) {
   std::optional<double> worst;
   std::string failure;
   for (const auto& r : store.Snapshot()) {
-    if (r.key.probe != probe) continue;
+    if (r.key.probe != rung) continue;
     if (!r.success)
       failure = r.failure_reason + (r.failure_detail.empty() ? "" : ": ") + r.failure_detail;
-    auto it = r.values.find("throughput_bytes_per_second");
+    auto it = r.values.find(probe::ProbeValue::kThroughput);
     if (r.success && it != r.values.end() && (!worst || it->second < *worst)) worst = it->second;
   }
   if (worst) return ladder::FormatRate(*worst);
@@ -186,17 +189,18 @@ int RunLadderCommand(int argc, char** argv) {
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddBool("json", "Print the ladder as JSON instead of a table", false);
   flags.AddBool("help", "Show this help", false);
+  const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
     std::fprintf(stderr, "fabric_probe ladder: %s\n", s.error().message.c_str());
-    return 2;
+    return usage;
   }
   if (flags.GetBool("help")) {
     std::printf("%s%s", kHelp, flags.Usage().c_str());
     return 0;
   }
-  auto fail = [](const std::string& m) {
+  auto fail = [usage](const std::string& m) {
     std::fprintf(stderr, "fabric_probe ladder: %s\n", m.c_str());
-    return 2;
+    return usage;
   };
   if (!flags.positional().empty()) return fail("unexpected argument " + flags.positional()[0]);
   auto peer_flags = ParsePeerFlags(flags);
@@ -233,58 +237,66 @@ int RunLadderCommand(int argc, char** argv) {
   log::Configure(log::Level::kError, log::Format::kLogfmt);
   const FleetNode self{"this host", flags.GetString("bind"), "", 0};
   const FleetNode peer{peer_flags->peer.host, peer_flags->peer.host, "", 0};
-  const std::string procfs(SysRoot::kDefaultProcfs), sysfs(SysRoot::kDefaultSysfs);
+  const SysRoot root;  // The host's procfs and sysfs.
+  SystemClock clock;
   const double tcp_run = 2 * (tcp.duration_seconds + tcp.warmup_seconds) + 1;
   ResultStore store;
-  // Ctrl-C ends the running TCP or storage rung at once (a storage run removes its files); the
-  // ladder of what finished is still printed.
-  std::atomic<bool> stop{false};
+  // Ctrl-C ends the running rung at once (a storage run removes its files); the ladder of what
+  // finished is still printed.
+  StopSource stop;
+  const ProbeContext context{root, stop.token(), clock};
   std::thread signals([&stop, mask = BlockShutdownSignals()] {
     for (;;) {
       int number = 0;
       sigwait(&mask, &number);
       if (number == SIGUSR1) return;  // Our own wake-up at the end.
-      if (stop) std::_Exit(130);      // A second interrupt: the user will not wait.
-      stop = true;
+      // A second interrupt: the user will not wait.
+      if (stop.stop_requested()) std::_Exit(128 + SIGINT);
+      stop.RequestStop();
       std::fprintf(stderr,
                    "\nfabric_probe ladder: interrupted; stopping the current run (again to "
                    "quit now)\n");
     }
   });
-  struct Rung {
-    const char* probe;
-    const char* label;
+  // The steps, each through the probe seam as the exporter's scheduler runs them: one rung, or
+  // the storage pair.
+  struct Step {
+    std::string label;
     double expected_seconds;
     std::function<void()> run;
+    std::function<std::string()> outcome;
   };
-  std::vector<Rung> rungs;
-  rungs.push_back({"tcp_multi", "N-stream TCP", tcp_run,
-                   [&] { RunTcpRung("tcp_multi", tcp, self, peer, procfs, sysfs, &stop, store); }});
+  auto rung_step = [&](Rung rung, double expected, std::function<void()> run) {
+    return Step{std::string(InfoOf(rung).title), expected, std::move(run),
+                [&store, rung] { return Outcome(store, rung); }};
+  };
+  std::vector<Step> steps;
+  steps.push_back(rung_step(Rung::kTcpMulti, tcp_run,
+                            [&] { RunTcpRung(Rung::kTcpMulti, tcp, self, peer, context, store); }));
   if (tcp.single_stream) {
-    rungs.push_back({"tcp_single", "1-stream TCP", tcp_run, [&] {
-                       RunTcpRung("tcp_single", tcp, self, peer, procfs, sysfs, &stop, store);
-                     }});
+    steps.push_back(rung_step(Rung::kTcpSingle, tcp_run, [&] {
+      RunTcpRung(Rung::kTcpSingle, tcp, self, peer, context, store);
+    }));
   }
   if (flags.GetBool("rdma")) {
-    rungs.push_back({"rdma", "RDMA write", rdma.duration_seconds + rdma.warmup_seconds + 1, [&] {
-                       RunRdmaLadder(rdma, tcp.secret, tcp.port, self, peer, procfs, sysfs, &stop,
-                                     store);
-                     }});
+    steps.push_back(rung_step(Rung::kRdma, rdma.duration_seconds + rdma.warmup_seconds + 1, [&] {
+      RunRdmaLadder(rdma, tcp.secret, tcp.port, self, peer, context, store);
+    }));
   }
   if (!storage.directory.empty()) {
-    rungs.push_back({"storage", "storage",
-                     2 * (storage.duration_seconds + storage.warmup_seconds) + 1,
-                     [&] { RunStorageLadder(storage, procfs, &stop, store); }});
+    steps.push_back(Step{"storage", 2 * (storage.duration_seconds + storage.warmup_seconds) + 1,
+                         [&] { RunStorageLadder(storage, context, store); },
+                         [&store] {
+                           return Outcome(store, Rung::kStorageRead) + " read, " +
+                                  Outcome(store, Rung::kStorageWrite) + " write";
+                         }});
   }
-  Progress progress(static_cast<int>(rungs.size()));
-  for (const auto& rung : rungs) {
-    if (stop) break;
-    progress.Begin(rung.label, rung.expected_seconds);
-    rung.run();
-    progress.End(std::string(rung.probe) == "storage"
-                     ? Outcome(store, "storage_read") + " read, " +
-                           Outcome(store, "storage_write") + " write"
-                     : Outcome(store, rung.probe));
+  Progress progress(static_cast<int>(steps.size()));
+  for (const auto& step : steps) {
+    if (stop.stop_requested()) break;
+    progress.Begin(step.label, step.expected_seconds);
+    step.run();
+    progress.End(step.outcome());
   }
   kill(getpid(), SIGUSR1);
   signals.join();
@@ -293,8 +305,7 @@ int RunLadderCommand(int argc, char** argv) {
   input.node = "this host";
   input.peer = peer.name;
   input.records = store.Snapshot();
-  input.now_seconds =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  input.now_seconds = clock.WallSeconds();
   std::string interface;
   for (const auto& r : input.records) {
     if (auto it = r.info.find("interface"); it != r.info.end()) interface = it->second;
@@ -306,18 +317,18 @@ int RunLadderCommand(int argc, char** argv) {
   const bool has_storage = !storage.directory.empty();
   const char* cut_short = "interrupted before it finished";
   input.absent_reasons = {
-      {"tcp_multi", cut_short},
-      {"rdma", flags.GetBool("rdma") ? cut_short : "not run (--no-rdma)"},
-      {"tcp_single", tcp.single_stream ? cut_short : "not run (--no-single-stream)"},
-      {"storage_read", has_storage ? cut_short : "not run (no --storage)"},
-      {"storage_write", has_storage ? cut_short : "not run (no --storage)"},
-      {"transfers", "not observed by fabric_probe (the exporter's flows)"}};
+      {Rung::kTcpMulti, cut_short},
+      {Rung::kRdma, flags.GetBool("rdma") ? cut_short : "not run (--no-rdma)"},
+      {Rung::kTcpSingle, tcp.single_stream ? cut_short : "not run (--no-single-stream)"},
+      {Rung::kStorageRead, has_storage ? cut_short : "not run (no --storage)"},
+      {Rung::kStorageWrite, has_storage ? cut_short : "not run (no --storage)"}};
+  input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
   ladder::Ladder result = ladder::BuildLadder(input);
   for (auto& layer : result.layers) layer.age_seconds = -1;  // All of them just ran.
   std::fputs(flags.GetBool("json") ? (ladder::LadderToJson(result) + "\n").c_str()
                                    : ladder::RenderLadderTable(result).c_str(),
              stdout);
-  if (stop) return 130;
+  if (stop.stop_requested()) return KindOf(ErrorCode::kInterrupted).exit_status;
   for (const auto& layer : result.layers) {
     if (layer.self_checked) return 0;
   }

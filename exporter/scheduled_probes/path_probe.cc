@@ -3,42 +3,63 @@
 #include <algorithm>
 
 #include "active-probes/path/jumbo_check.h"
-#include "active-probes/path/route_lookup.h"
 
 namespace fabric {
 
-ProbeRecord RunPathProbe(const FleetNode& self, const FleetNode& peer,
-                         std::chrono::milliseconds echo_timeout, const std::atomic<bool>* stop) {
-  ProbeRecord record;
-  record.key = {"path", peer.name, ""};
-  auto route = LookupRoute(peer.address);
-  if (!route.ok()) {
-    record.failure_reason = "no_route";
-    record.failure_detail = route.error().message;
-    return record;
-  }
-  record.success = true;
-  record.info["egress_interface"] = route->interface;
-  record.info["source_address"] = route->source_address;
-  record.info["gateway"] = route->gateway;
-  record.values["route_mtu_bytes"] = route->mtu;
+using probe::ProbeValue;
+
+const probe::ProbeDeclaration& PathProbeDeclaration() {
+  static const probe::ProbeDeclaration declaration{
+      "path",
+      {probe::Rung::kPath},
+      {ProbeValue::kRouteMtu, ProbeValue::kEgressMatchesExpected, ProbeValue::kJumboFramesPass,
+       ProbeValue::kJumboFrameBytes},
+      {},
+  };
+  return declaration;
+}
+
+int ExpectedPathMtu(const FleetNode& self, const FleetNode& peer) {
+  return self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu) : std::max(self.mtu, peer.mtu);
+}
+
+probe::Measurement PathMeasurement(const FleetNode& self, const RouteInfo& route, int path_mtu,
+                                   const std::optional<Result<bool>>& echo) {
+  probe::Measurement m;
+  m.info["egress_interface"] = route.interface;
+  m.info["source_address"] = route.source_address;
+  m.info["gateway"] = route.gateway;
+  m.values[ProbeValue::kRouteMtu] = route.mtu;
   if (!self.interface.empty()) {
-    record.info["expected_interface"] = self.interface;
-    record.values["egress_matches_expected"] = route->interface == self.interface ? 1 : 0;
+    m.info["expected_interface"] = self.interface;
+    m.values[ProbeValue::kEgressMatchesExpected] = route.interface == self.interface ? 1 : 0;
   }
-  const int path_mtu =
-      self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu) : std::max(self.mtu, peer.mtu);
+  if (echo && echo->ok()) {
+    m.values[ProbeValue::kJumboFramesPass] = **echo ? 1 : 0;
+    m.values[ProbeValue::kJumboFrameBytes] = path_mtu;
+  } else if (echo) {
+    // The route part stands; the missing value says the check did not run.
+    m.note = echo->error().message;
+  }
+  return m;
+}
+
+PathProbe::PathProbe(const FleetNode& self, const FleetNode& peer,
+                     std::chrono::milliseconds echo_timeout)
+    : self_(self), peer_(peer), echo_timeout_(echo_timeout) {}
+
+Result<std::vector<probe::Measurement>> PathProbe::Run(const probe::ProbeContext& context) {
+  auto route = LookupRoute(peer_.address);
+  if (!route.ok()) return Unexpected{route.error()};
+  const int path_mtu = ExpectedPathMtu(self_, peer_);
+  std::optional<Result<bool>> echo;
   if (path_mtu > 0) {
-    auto echo = JumboEcho(peer.address, path_mtu, echo_timeout, stop);
-    if (echo.ok()) {
-      record.values["jumbo_frames_pass"] = *echo ? 1 : 0;
-      record.values["jumbo_frame_bytes"] = path_mtu;
-    } else {
-      // The route part stands; the missing value says the check did not run.
-      record.failure_detail = echo.error().message;
+    echo = JumboEcho(peer_.address, path_mtu, echo_timeout_, context.stop);
+    if (!echo->ok() && echo->error().code == ErrorCode::kInterrupted) {
+      return Unexpected{echo->error()};
     }
   }
-  return record;
+  return std::vector<probe::Measurement>{PathMeasurement(self_, *route, path_mtu, echo)};
 }
 
 }  // namespace fabric

@@ -5,17 +5,42 @@
 // MTU 9000 on one side against 1500 on the other.
 #pragma once
 
-#include <atomic>
 #include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "active-probes/path/route_lookup.h"
+#include "active-probes/probe/probe.h"
 #include "exporter/config/fleet.h"
-#include "exporter/scheduled_probes/result_store.h"
 
 namespace fabric {
 
-// `stop` cuts the jumbo echo's wait short (the record then says so).
-ProbeRecord RunPathProbe(const FleetNode& self, const FleetNode& peer,
-                         std::chrono::milliseconds echo_timeout,
-                         const std::atomic<bool>* stop = nullptr);
+// What the path probe produces.
+const probe::ProbeDeclaration& PathProbeDeclaration();
+// The path MTU the jumbo check sends: the smaller of both ends' configured
+// MTU, or the one configured; 0 when neither is.
+int ExpectedPathMtu(const FleetNode& self, const FleetNode& peer);
+// The record of a route found (pure): `echo` is the jumbo check's answer,
+// nullopt when it did not run (no MTU configured).
+probe::Measurement PathMeasurement(const FleetNode& self, const RouteInfo& route, int path_mtu,
+                                   const std::optional<Result<bool>>& echo);
+
+class PathProbe : public probe::Probe {
+ public:
+  PathProbe(const FleetNode& self, const FleetNode& peer, std::chrono::milliseconds echo_timeout);
+  const probe::ProbeDeclaration& declaration() const override { return PathProbeDeclaration(); }
+  probe::Rung rung() const override { return probe::Rung::kPath; }
+  std::string target() const override { return peer_.name; }
+  // A missing route fails (no_route); the route found with a jumbo check that
+  // could not run is a result with a note. The context's stop request cuts
+  // the echo's wait short (kInterrupted: nothing is recorded).
+  Result<std::vector<probe::Measurement>> Run(const probe::ProbeContext& context) override;
+
+ private:
+  FleetNode self_;
+  FleetNode peer_;
+  std::chrono::milliseconds echo_timeout_;
+};
 
 }  // namespace fabric

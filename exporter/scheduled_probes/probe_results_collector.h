@@ -1,12 +1,14 @@
 // Exposes the ResultStore and the scheduler's counters. Values a probe
-// reports become fabric_probe_<name>{kind,target,direction}; their HELP
-// comes from the catalogue in probe_results_collector.cc, so a probe cannot
+// reports become fabric_probe_<name>{probe,target,direction}, name and HELP
+// from the value catalogue (active-probes/probe/values.h), so a probe cannot
 // publish an undocumented series.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
+#include <string_view>
 
 #include "exporter/metrics/collector.h"
 #include "exporter/scheduled_probes/result_store.h"
@@ -14,8 +16,9 @@
 
 namespace fabric {
 
-// HELP text of a value name, or nullptr for one not in the catalogue.
-const char* ProbeValueHelp(std::string_view name);
+// The families every record has besides its values (the run's outcome, its
+// info and verdicts, the scheduler's counters), for the catalogue tooling reads.
+std::span<const std::string_view> ProbeRecordFamilies();
 
 std::unique_ptr<Collector> MakeProbeResultsCollector(
     const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats);

@@ -16,15 +16,14 @@
 #include "common/read/file_reader.h"
 #include "common/strings.h"
 #include "exporter/scheduled_probes/path_probe.h"
+#include "exporter/scheduled_probes/probe_adapter.h"
 #include "exporter/scheduled_probes/probe_plan.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
 
 namespace fabric {
 namespace {
 
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+using probe::Rung;
 
 std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& relative) {
   auto text = ReadAttribute(root.Sys(relative));
@@ -165,34 +164,27 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   auto skip = [this]() { return FabricBusy(); };
   for (const FleetNode& peer : fleet_.nodes) {
     if (peer.name == self.name || !settings_.path.enabled) continue;
-    store_.Expect({"path", peer.name, ""});
+    for (const auto& key : KeysOf(Rung::kPath, peer.name)) store_.Expect(key);
     ProbeTask task;
-    task.probe = "path";
+    task.probe = std::string(probe::RungLabel(Rung::kPath));
     task.target = peer.name;
     task.timing.interval = Seconds(settings_.path.interval_seconds);
     task.timeout = Seconds(settings_.path.echo_timeout_seconds + 5);
     auto echo_timeout =
         std::chrono::milliseconds(static_cast<int64_t>(settings_.path.echo_timeout_seconds * 1000));
     task.run = [this, self, peer, echo_timeout](const CancelToken& token) {
-      auto start = std::chrono::steady_clock::now();
-      ProbeRecord record = RunPathProbe(self, peer, echo_timeout, token.cancel_flag());
-      // Shutdown cut the check short: that says nothing about the path.
-      if (token.cancelled()) return ProbeOutcome::kFailure;
-      record.duration_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      record.timestamp_seconds = WallSeconds();
-      if (!record.failure_detail.empty()) {
-        log::Warn("path probe", {{"peer", peer.name}, {"detail", record.failure_detail}});
-      }
-      bool success = record.success;
-      store_.Record(std::move(record));
+      PathProbe path(self, peer, echo_timeout);
+      // Shutdown cutting the check short records nothing: that says nothing about the path.
+      ProbeOutcome outcome = RunAndRecord(path, Context(token), store_);
       Persist();
-      return success ? ProbeOutcome::kSuccess : ProbeOutcome::kFailure;
+      return outcome;
     };
     tasks.push_back(std::move(task));
   }
   // Loopback: this node's own responder is the only peer, probed every round.
-  const FleetNode loopback_peer{"loopback", self.address, self.interface, self.mtu};
+  // This node under the target name "loopback" (same address, interface, MTU).
+  FleetNode loopback_peer = self;
+  loopback_peer.name = "loopback";
   if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
     for (const FleetNode& peer : fleet_.nodes) {
       if (peer.name == self.name && !settings_.loopback) continue;
@@ -205,11 +197,12 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     // One run per plan round, aligned to the wall clock so every node agrees
     // on the round number: the round's pairing decides the peer, if any.
     const double round = settings_.tcp.round_seconds;
-    const double now = WallSeconds();
+    const double now = clock_.WallSeconds();
     std::uniform_real_distribution<double> offset(0, 0.2 * round);
     std::random_device seed;
     ProbeTask task;
-    task.probe = "tcp_multi";
+    // The plan round's task runs every network rung; it counts its runs under tcp_multi.
+    task.probe = std::string(probe::RungLabel(Rung::kTcpMulti));
     task.target = "plan";
     task.timing.interval = Seconds(round);
     task.timing.jitter_fraction = 0;
@@ -217,16 +210,15 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timeout = Seconds(round);
     task.skip_reason = skip;
     task.run = [this, self, round, loopback_peer](const CancelToken& token) {
-      const uint64_t number = static_cast<uint64_t>(std::floor(WallSeconds() / round));
+      const uint64_t number = static_cast<uint64_t>(std::floor(clock_.WallSeconds() / round));
       auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
       if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
-      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, root_.procfs(), root_.sysfs(),
-                                          token.cancel_flag(), store_);
+      const probe::ProbeContext context = Context(token);
+      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, context, store_);
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
-        ProbeOutcome rdma =
-            RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port, self, peer,
-                          root_.procfs(), root_.sysfs(), token.cancel_flag(), store_);
+        ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
+                                          self, peer, context, store_);
         if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
       }
       Persist();
@@ -243,8 +235,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timeout =
         Seconds(4 * (settings_.storage.duration_seconds + settings_.storage.warmup_seconds) + 120);
     task.run = [this](const CancelToken& token) {
-      ProbeOutcome outcome =
-          RunStorageLadder(settings_.storage, root_.procfs(), token.cancel_flag(), store_);
+      ProbeOutcome outcome = RunStorageLadder(settings_.storage, Context(token), store_);
       Persist();
       return outcome;
     };
@@ -292,8 +283,7 @@ Status ProbeRuntime::Start() {
     options.max_streams = settings_.responder.max_streams;
     options.max_duration = std::chrono::milliseconds(
         static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
-    options.procfs = root_.procfs();
-    options.sysfs = root_.sysfs();
+    options.root = root_;
     if (settings_.rdma.enabled) {
       probe::AddRdmaSessionKind(options, probe::DefaultRdmaBackend(),
                                 {settings_.rdma.device, settings_.rdma.max_region_bytes});
@@ -328,6 +318,10 @@ std::optional<std::string> ProbeRuntime::FabricBusy() {
   const double busiest = static_cast<double>(std::max(*rx1 - *rx0, *tx1 - *tx0));
   if (busiest > settings_.skip_when_busy_fraction * line) return "fabric_busy";
   return std::nullopt;
+}
+
+probe::ProbeContext ProbeRuntime::Context(const CancelToken& token) {
+  return probe::ProbeContext{root_, token.stop_token(), clock_};
 }
 
 void ProbeRuntime::Persist() {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "active-probes/probe/probe.h"
 #include "exporter/config/config_node.h"
 #include "exporter/config/fleet.h"
 #include "exporter/metrics/collector.h"
@@ -80,6 +81,8 @@ class ProbeRuntime {
 
  private:
   void Persist();
+  // What a scheduled run gets: this node's roots, the task's cancellation, the clock.
+  probe::ProbeContext Context(const CancelToken& token);
   // "fabric_busy" when the fabric interface carries real traffic above the
   // configured fraction of its speed, measured over one second.
   std::optional<std::string> FabricBusy();

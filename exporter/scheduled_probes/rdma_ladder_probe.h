@@ -1,13 +1,15 @@
 // The scheduled RDMA rung, the top of the ladder: RDMA WRITE bandwidth to the
 // peer of the plan round (probe=rdma, direction=send), with the RDMA probe's
-// self-checks. Hosts without an RDMA device record the reason (no_device),
-// never a number.
+// self-checks, recorded through the probe seam. Hosts without an RDMA device
+// record the reason (no_device), a port that is down, ours or the
+// responder's, no_active_port; never a number.
 #pragma once
 
-#include <atomic>
 #include <string>
 #include <vector>
 
+#include "active-probes/probe/probe.h"
+#include "active-probes/rdma/rdma_probe.h"
 #include "exporter/config/fleet.h"
 #include "exporter/scheduled_probes/result_store.h"
 #include "exporter/scheduled_probes/scheduler.h"
@@ -25,13 +27,37 @@ struct RdmaLadderSettings {
   uint64_t max_region_bytes = 1ull << 30;  // Largest region a peer's session may register here.
 };
 
+// What the RDMA rung produces.
+const probe::ProbeDeclaration& RdmaRungDeclaration();
+// A run's record (pure).
+probe::Measurement RdmaMeasurement(const probe::RdmaProbeResult& result);
+
+class RdmaRungProbe : public probe::Probe {
+ public:
+  // `backend`: the data path; the build's (verbs, or "no RDMA device") when null.
+  RdmaRungProbe(const RdmaLadderSettings& settings, const std::string& secret, uint16_t port,
+                const FleetNode& self, const FleetNode& peer,
+                probe::RdmaBackend* backend = nullptr);
+  const probe::ProbeDeclaration& declaration() const override { return RdmaRungDeclaration(); }
+  probe::Rung rung() const override { return probe::Rung::kRdma; }
+  std::string target() const override { return peer_.name; }
+  Result<std::vector<probe::Measurement>> Run(const probe::ProbeContext& context) override;
+
+ private:
+  RdmaLadderSettings settings_;
+  std::string secret_;
+  uint16_t port_;
+  FleetNode self_;
+  FleetNode peer_;
+  probe::RdmaBackend* backend_;
+};
+
 std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer);
 
-// Setting `stop` (may be null) ends the run within ~50 ms; an interrupted run
+// The context's stop request ends the run within ~50 ms; an interrupted run
 // records nothing.
 ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string& secret,
                            uint16_t port, const FleetNode& self, const FleetNode& peer,
-                           const std::string& procfs, const std::string& sysfs,
-                           const std::atomic<bool>* stop, ResultStore& store);
+                           const probe::ProbeContext& context, ResultStore& store);
 
 }  // namespace fabric

@@ -15,6 +15,9 @@
 namespace fabric {
 namespace {
 
+using probe::DirectionName;
+using probe::RungLabel;
+
 constexpr int kStateFormatVersion = 1;
 
 Status WriteAll(int fd, const std::string& data, const std::string& path) {
@@ -36,19 +39,26 @@ std::string Serialize(const std::vector<ProbeRecord>& records) {
   out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
   for (const auto& r : records) {
     out << YAML::BeginMap;
-    out << YAML::Key << "probe" << YAML::Value << r.key.probe;
+    out << YAML::Key << "probe" << YAML::Value << std::string(RungLabel(r.key.probe));
     out << YAML::Key << "target" << YAML::Value << r.key.target;
-    out << YAML::Key << "direction" << YAML::Value << r.key.direction;
+    out << YAML::Key << "direction" << YAML::Value << std::string(DirectionName(r.key.direction));
     out << YAML::Key << "timestamp" << YAML::Value << r.timestamp_seconds;
     out << YAML::Key << "success" << YAML::Value << r.success;
     out << YAML::Key << "failure_reason" << YAML::Value << r.failure_reason;
     out << YAML::Key << "failure_detail" << YAML::Value << r.failure_detail;
     out << YAML::Key << "duration" << YAML::Value << r.duration_seconds;
+    // By name, so a file lists them the same way whatever the ids' order.
+    std::map<std::string, double> values;
+    for (const auto& [id, value] : r.values) values[std::string(probe::ValueName(id))] = value;
     out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;
-    for (const auto& [name, value] : r.values) out << YAML::Key << name << YAML::Value << value;
+    for (const auto& [name, value] : values) out << YAML::Key << name << YAML::Value << value;
     out << YAML::EndMap;
+    std::map<std::string, bool> verdicts;
+    for (const auto& [id, raised] : r.verdicts) {
+      verdicts[std::string(probe::VerdictName(id))] = raised;
+    }
     out << YAML::Key << "verdicts" << YAML::Value << YAML::BeginMap;
-    for (const auto& [name, raised] : r.verdicts) out << YAML::Key << name << YAML::Value << raised;
+    for (const auto& [name, raised] : verdicts) out << YAML::Key << name << YAML::Value << raised;
     out << YAML::EndMap;
     out << YAML::Key << "info" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, value] : r.info) out << YAML::Key << name << YAML::Value << value;
@@ -59,6 +69,12 @@ std::string Serialize(const std::vector<ProbeRecord>& records) {
 }
 
 }  // namespace
+
+std::strong_ordering ProbeKey::operator<=>(const ProbeKey& other) const {
+  if (auto c = RungLabel(probe) <=> RungLabel(other.probe); c != 0) return c;
+  if (auto c = target <=> other.target; c != 0) return c;
+  return DirectionName(direction) <=> DirectionName(other.direction);
+}
 
 void ResultStore::Expect(const ProbeKey& key) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -125,20 +141,28 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
     }
     for (const auto& node : root["results"]) {
       ProbeRecord r;
-      r.key = {node["probe"].as<std::string>(), node["target"].as<std::string>(),
-               node["direction"].as<std::string>()};
+      // A record of a rung or direction this version does not know (a file
+      // from a newer exporter) is skipped: nothing here could publish it.
+      auto rung = probe::RungFromLabel(node["probe"].as<std::string>());
+      auto direction = probe::RecordDirectionFromName(node["direction"].as<std::string>());
+      if (!rung || !direction) continue;
+      r.key = {*rung, node["target"].as<std::string>(), *direction};
       r.timestamp_seconds = node["timestamp"].as<double>();
       r.success = node["success"].as<bool>();
       r.failure_reason = node["failure_reason"].as<std::string>();
       r.failure_detail = node["failure_detail"].as<std::string>();
       r.duration_seconds = node["duration"].as<double>();
+      // Values and verdicts by name; names no longer in the catalogue (never
+      // published) are dropped.
       for (const auto& v : node["values"]) {
         double value = v.second.as<double>();
         if (!std::isfinite(value)) throw YAML::Exception(v.second.Mark(), "not a finite number");
-        r.values[v.first.as<std::string>()] = value;
+        if (auto id = probe::ValueFromName(v.first.as<std::string>())) r.values[*id] = value;
       }
-      for (const auto& v : node["verdicts"])
-        r.verdicts[v.first.as<std::string>()] = v.second.as<bool>();
+      for (const auto& v : node["verdicts"]) {
+        bool raised = v.second.as<bool>();
+        if (auto id = probe::VerdictFromName(v.first.as<std::string>())) r.verdicts[*id] = raised;
+      }
       for (const auto& v : node["info"])
         r.info[v.first.as<std::string>()] = v.second.as<std::string>();
       loaded.push_back(std::move(r));

@@ -2,39 +2,40 @@
 // scheduler writes, persisted to a state file so a restart keeps the ladder.
 #pragma once
 
+#include <compare>
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <vector>
 
+#include "active-probes/probe/direction.h"
+#include "active-probes/probe/rungs.h"
+#include "active-probes/probe/values.h"
 #include "common/result.h"
 
 namespace fabric {
 
-// The ladder rungs the probes measure, used as the `probe` label.
-inline constexpr const char* kProbeRungs[] = {"rdma",         "tcp_multi",     "tcp_single",
-                                              "storage_read", "storage_write", "path"};
-
 struct ProbeKey {
-  std::string probe;      // A rung of kProbeRungs.
-  std::string target;     // Peer node name, or the storage directory.
-  std::string direction;  // send | receive | both, or "" where it has none
-  auto operator<=>(const ProbeKey&) const = default;
+  probe::Rung probe = probe::Rung::kTcpMulti;  // The `probe` label.
+  std::string target;                          // Peer node name, or the storage directory.
+  probe::Direction direction = probe::Direction::kNone;  // Send or receive, or none.
+  // Ordered by the labels, as the exposition and the state file list them.
+  std::strong_ordering operator<=>(const ProbeKey& other) const;
+  bool operator==(const ProbeKey& other) const = default;
 };
 
 struct ProbeRecord {
   ProbeKey key;
   double timestamp_seconds = 0;  // Unix time the run ended; 0: never ran.
   bool success = false;
-  // Why it failed, from a small fixed vocabulary (refused, busy, auth,
-  // unreachable, timeout, aborted, no_space, no_device, error, ...), so it
-  // can be a label.
+  // Why it failed: a reason label of the error-kind table
+  // (active-probes/probe/error_kinds.cc: refused, busy, auth, unreachable,
+  // timeout, aborted, no_space, no_device, no_active_port, error, ...).
   std::string failure_reason;
   std::string failure_detail;  // Free text for the log and landing page.
   double duration_seconds = 0;
-  std::map<std::string, double> values;  // Metric suffix -> value.
-  std::map<std::string, bool> verdicts;  // Self-check name -> raised.
+  std::map<probe::ProbeValue, double> values;
+  std::map<probe::Verdict, bool> verdicts;
   // Descriptive labels of the last run (e.g. the path's egress interface),
   // exported on fabric_probe_info.
   std::map<std::string, std::string> info;

@@ -27,7 +27,8 @@ void RealClock::Interrupt() {
   cv_.notify_all();
 }
 
-Scheduler::Scheduler(std::vector<ProbeTask> tasks, Clock& clock, Seconds max_splay, uint64_t seed)
+Scheduler::Scheduler(std::vector<ProbeTask> tasks, SchedulerClock& clock, Seconds max_splay,
+                     uint64_t seed)
     : tasks_(std::move(tasks)),
       clock_(clock),
       timetable_(Timings(tasks_), clock.Now(), max_splay, seed) {

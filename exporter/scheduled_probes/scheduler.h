@@ -16,27 +16,30 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
+#include "common/stop_token.h"
 #include "exporter/scheduled_probes/timetable.h"
 
 namespace fabric {
 
-// Time source; tests substitute a fake one.
-class Clock {
+// The scheduler's time source: the clock probes read, and a wait the
+// scheduler's thread sleeps in between runs. Tests substitute a fake one.
+class SchedulerClock : public Clock {
  public:
-  virtual ~Clock() = default;
-  virtual SteadyTime Now() = 0;
   // Waits until `when` or until Interrupt(); returns false if interrupted.
   virtual bool WaitUntil(SteadyTime when) = 0;
   virtual void Interrupt() = 0;
 };
 
-class RealClock : public Clock {
+class RealClock : public SchedulerClock {
  public:
-  SteadyTime Now() override { return std::chrono::steady_clock::now(); }
+  SteadyTime Now() override { return system_.Now(); }
+  double WallSeconds() override { return system_.WallSeconds(); }
   bool WaitUntil(SteadyTime when) override;
   void Interrupt() override;
 
  private:
+  SystemClock system_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool interrupted_ = false;
@@ -46,19 +49,19 @@ class RealClock : public Clock {
 // its deadline (the per-probe timeout).
 class CancelToken {
  public:
-  CancelToken(Clock& clock, SteadyTime deadline) : clock_(clock), deadline_(deadline) {}
-  bool ShouldStop() const { return cancelled_.load() || clock_.Now() >= deadline_; }
-  bool cancelled() const { return cancelled_.load(); }
-  // For probes that take a stop flag (they then stop on cancellation only;
-  // the deadline is theirs to respect through their own duration).
-  const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
+  CancelToken(SchedulerClock& clock, SteadyTime deadline) : clock_(clock), deadline_(deadline) {}
+  bool ShouldStop() const { return cancelled() || clock_.Now() >= deadline_; }
+  bool cancelled() const { return cancelled_.stop_requested(); }
+  // For the probe's context (the probe then stops on cancellation only; the
+  // deadline is its to respect through its own duration).
+  StopToken stop_token() const { return cancelled_.token(); }
   SteadyTime deadline() const { return deadline_; }
-  void Cancel() { cancelled_ = true; }
+  void Cancel() { cancelled_.RequestStop(); }
 
  private:
-  Clock& clock_;
+  SchedulerClock& clock_;
   SteadyTime deadline_;
-  std::atomic<bool> cancelled_{false};
+  StopSource cancelled_;
 };
 
 // kIdle: nothing to do this time (e.g. the probe plan gives this node no
@@ -66,7 +69,9 @@ class CancelToken {
 enum class ProbeOutcome { kSuccess, kFailure, kBusy, kIdle };
 
 struct ProbeTask {
-  std::string probe;   // The rung (tcp_multi, storage_read, ...), a metric label.
+  // What runs (a rung's label, or a group: "storage" runs both storage rungs),
+  // the `probe` label of fabric_probe_runs_total.
+  std::string probe;
   std::string target;  // The peer or directory, a metric label.
   std::string name() const { return probe + "/" + target; }
   ProbeTiming timing;
@@ -87,7 +92,7 @@ struct ProbeTaskStats {
 
 class Scheduler {
  public:
-  Scheduler(std::vector<ProbeTask> tasks, Clock& clock, Seconds max_splay, uint64_t seed);
+  Scheduler(std::vector<ProbeTask> tasks, SchedulerClock& clock, Seconds max_splay, uint64_t seed);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -108,7 +113,7 @@ class Scheduler {
   void RunOne(size_t index);
 
   std::vector<ProbeTask> tasks_;
-  Clock& clock_;
+  SchedulerClock& clock_;
   mutable std::mutex timetable_mutex_;  // Held briefly, never across a probe run.
   Timetable timetable_;
   std::thread thread_;

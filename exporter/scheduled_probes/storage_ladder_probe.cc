@@ -1,90 +1,74 @@
 #include "exporter/scheduled_probes/storage_ladder_probe.h"
 
-#include <cerrno>
-#include <chrono>
-#include <cstring>
-
-#include "active-probes/storage/storage_probe.h"
-#include "common/log.h"
+#include "exporter/scheduled_probes/probe_adapter.h"
 
 namespace fabric {
-namespace {
 
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+using probe::ProbeValue;
+using probe::Rung;
+using probe::Verdict;
+
+const probe::ProbeDeclaration& StorageRungDeclaration() {
+  static const probe::ProbeDeclaration declaration{
+      "storage",
+      {Rung::kStorageRead, Rung::kStorageWrite},
+      {ProbeValue::kThroughput, ProbeValue::kBytes, ProbeValue::kWindow, ProbeValue::kIops,
+       ProbeValue::kLatencyP50, ProbeValue::kLatencyP99, ProbeValue::kLatencyP999},
+      {Verdict::kLatencyBound, Verdict::kCpuBound},
+  };
+  return declaration;
 }
 
-// no_space: the filesystem filled up under the probe (ENOSPC), or had too
-// little room to start without eating the reserve; error: anything else.
-std::string FailureReason(const std::string& message) {
-  if (message.find("ENOSPC") != std::string::npos ||
-      message.find(std::strerror(ENOSPC)) != std::string::npos ||
-      message.find("(--reserve)") != std::string::npos) {
-    return "no_space";
-  }
-  return "error";
+probe::Measurement StorageMeasurement(const storage::StorageProbeResult& result) {
+  probe::Measurement m;
+  auto& v = m.values;
+  v[ProbeValue::kThroughput] = result.bytes_per_second;
+  v[ProbeValue::kBytes] = static_cast<double>(result.bytes);
+  v[ProbeValue::kWindow] = result.window_seconds;
+  v[ProbeValue::kIops] = result.iops;
+  v[ProbeValue::kLatencyP50] = result.latency.p50;
+  v[ProbeValue::kLatencyP99] = result.latency.p99;
+  v[ProbeValue::kLatencyP999] = result.latency.p999;
+  m.verdicts = {{Verdict::kLatencyBound, result.latency_bound},
+                {Verdict::kCpuBound, result.cpu_saturated}};
+  m.info["filesystem"] = result.filesystem.type;
+  m.info["engine"] = result.engine;
+  m.info["direct"] = result.direct ? "true" : "false";
+  return m;
 }
 
-bool RunRung(const char* rung, storage::Mode mode, const StorageLadderSettings& settings,
-             const std::string& procfs, const std::atomic<bool>* stop, ResultStore& store) {
+StorageRungProbe::StorageRungProbe(Rung rung, const StorageLadderSettings& settings)
+    : rung_(rung), settings_(settings) {}
+
+Result<std::vector<probe::Measurement>> StorageRungProbe::Run(const probe::ProbeContext& context) {
   storage::StorageProbeOptions options;
-  options.directory = settings.directory;
-  options.mode = mode;
-  options.duration_seconds = settings.duration_seconds;
-  options.warmup_seconds = settings.warmup_seconds;
-  options.size = settings.size_bytes;
-  options.reserve_bytes = settings.reserve_bytes;
-  options.stop = stop;
-  options.procfs = procfs;
-  const auto start = std::chrono::steady_clock::now();
-  auto result = storage::RunStorageProbe(options);
-  ProbeRecord record;
-  record.key = {rung, settings.directory, ""};
-  record.timestamp_seconds = WallSeconds();
-  record.duration_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!result.ok()) {
-    if (stop != nullptr && stop->load()) {
-      // Shutdown: the files are gone and the cut-short run says nothing.
-      log::Info("storage probe interrupted", {{"probe", rung}});
-      return false;
-    }
-    log::Warn("storage probe failed", {{"probe", rung}, {"err", result.error().message}});
-    record.failure_reason = FailureReason(result.error().message);
-    record.failure_detail = result.error().message;
-    store.Record(std::move(record));
-    return false;
-  }
-  record.success = true;
-  auto& v = record.values;
-  v["throughput_bytes_per_second"] = result->bytes_per_second;
-  v["bytes"] = static_cast<double>(result->bytes);
-  v["window_seconds"] = result->window_seconds;
-  v["iops"] = result->iops;
-  v["latency_p50_seconds"] = result->latency.p50;
-  v["latency_p99_seconds"] = result->latency.p99;
-  v["latency_p999_seconds"] = result->latency.p999;
-  record.verdicts = {{"latency_bound", result->latency_bound},
-                     {"cpu_bound", result->cpu_saturated}};
-  record.info["filesystem"] = result->filesystem.type;
-  record.info["engine"] = result->engine;
-  record.info["direct"] = result->direct ? "true" : "false";
-  store.Record(std::move(record));
-  return true;
+  options.directory = settings_.directory;
+  options.mode = rung_ == Rung::kStorageWrite ? storage::Mode::kWrite : storage::Mode::kRead;
+  options.duration_seconds = settings_.duration_seconds;
+  options.warmup_seconds = settings_.warmup_seconds;
+  options.size = settings_.size_bytes;
+  options.reserve_bytes = settings_.reserve_bytes;
+  auto result = storage::RunStorageProbe(options, context);
+  if (!result.ok()) return Unexpected{result.error()};
+  return std::vector<probe::Measurement>{StorageMeasurement(*result)};
 }
-
-}  // namespace
 
 std::vector<ProbeKey> StorageLadderKeys(const StorageLadderSettings& settings) {
-  return {{"storage_read", settings.directory, ""}, {"storage_write", settings.directory, ""}};
+  std::vector<ProbeKey> keys = KeysOf(Rung::kStorageRead, settings.directory);
+  for (auto& key : KeysOf(Rung::kStorageWrite, settings.directory)) keys.push_back(key);
+  return keys;
 }
 
-ProbeOutcome RunStorageLadder(const StorageLadderSettings& settings, const std::string& procfs,
-                              const std::atomic<bool>* stop, ResultStore& store) {
-  bool read = RunRung("storage_read", storage::Mode::kRead, settings, procfs, stop, store);
-  if (stop != nullptr && stop->load()) return ProbeOutcome::kFailure;
-  bool write = RunRung("storage_write", storage::Mode::kWrite, settings, procfs, stop, store);
-  return read && write ? ProbeOutcome::kSuccess : ProbeOutcome::kFailure;
+ProbeOutcome RunStorageLadder(const StorageLadderSettings& settings,
+                              const probe::ProbeContext& context, ResultStore& store) {
+  StorageRungProbe read(Rung::kStorageRead, settings);
+  ProbeOutcome read_outcome = RunAndRecord(read, context, store);
+  if (context.stop.stop_requested()) return ProbeOutcome::kFailure;
+  StorageRungProbe write(Rung::kStorageWrite, settings);
+  ProbeOutcome write_outcome = RunAndRecord(write, context, store);
+  return read_outcome == ProbeOutcome::kSuccess && write_outcome == ProbeOutcome::kSuccess
+             ? ProbeOutcome::kSuccess
+             : ProbeOutcome::kFailure;
 }
 
 }  // namespace fabric

@@ -1,113 +1,102 @@
 #include "exporter/scheduled_probes/tcp_ladder_probe.h"
 
-#include "active-probes/tcp/report.h"
-#include "active-probes/tcp/tcp_probe.h"
-#include "common/log.h"
+#include "exporter/scheduled_probes/probe_adapter.h"
 
 namespace fabric {
-namespace {
 
-using probe::ProbeErrorKind;
+using probe::ProbeValue;
+using probe::Rung;
+using probe::Verdict;
 
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+const probe::ProbeDeclaration& TcpRungDeclaration() {
+  static const probe::ProbeDeclaration declaration{
+      "tcp",
+      {Rung::kTcpMulti, Rung::kTcpSingle},
+      {ProbeValue::kThroughput, ProbeValue::kBytes, ProbeValue::kWindow, ProbeValue::kStreams,
+       ProbeValue::kStreamMin, ProbeValue::kStreamMedian, ProbeValue::kStreamMax,
+       ProbeValue::kRetransmits, ProbeValue::kRtt, ProbeValue::kCwnd, ProbeValue::kRwndLimited,
+       ProbeValue::kSndbufLimited, ProbeValue::kMss, ProbeValue::kLocalCpu, ProbeValue::kRemoteCpu},
+      {Verdict::kCpuBound, Verdict::kContended, Verdict::kStreamLimited,
+       Verdict::kReceiverWindowLimited, Verdict::kSendBufferLimited},
+  };
+  return declaration;
 }
 
-}  // namespace
+std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& result) {
+  std::vector<probe::Measurement> out;
+  for (const auto& d : result.directions) {
+    probe::Measurement m;
+    m.direction = d.direction;
+    auto& v = m.values;
+    v[ProbeValue::kThroughput] = d.bytes_per_second;
+    v[ProbeValue::kBytes] = static_cast<double>(d.bytes);
+    v[ProbeValue::kWindow] = d.window_seconds;
+    v[ProbeValue::kStreams] = d.streams;
+    v[ProbeValue::kStreamMin] = d.per_stream.min;
+    v[ProbeValue::kStreamMedian] = d.per_stream.median;
+    v[ProbeValue::kStreamMax] = d.per_stream.max;
+    v[ProbeValue::kRetransmits] = static_cast<double>(d.retransmits);
+    v[ProbeValue::kRtt] = d.rtt_seconds;
+    v[ProbeValue::kCwnd] = static_cast<double>(d.cwnd_segments * d.mss);
+    v[ProbeValue::kRwndLimited] = d.rwnd_limited_fraction;
+    v[ProbeValue::kSndbufLimited] = d.sndbuf_limited_fraction;
+    v[ProbeValue::kMss] = static_cast<double>(d.mss);
+    v[ProbeValue::kLocalCpu] = result.local_cpu.max_thread_cpu;
+    v[ProbeValue::kRemoteCpu] = result.remote_cpu.max_thread_cpu;
+    const auto& c = result.checks;
+    m.verdicts = {{Verdict::kCpuBound, c.cpu_bound},
+                  {Verdict::kContended, c.contended},
+                  {Verdict::kStreamLimited, c.stream_limited},
+                  {Verdict::kReceiverWindowLimited, c.receiver_window_limited},
+                  {Verdict::kSendBufferLimited, c.send_buffer_limited}};
+    if (!result.iface.empty()) m.info["interface"] = result.iface;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
 
-ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settings,
-                        const FleetNode& self, const FleetNode& peer, const std::string& procfs,
-                        const std::string& sysfs, const std::atomic<bool>* stop,
-                        ResultStore& store) {
-  const uint32_t streams = rung == "tcp_single" ? 1 : settings.streams;
+TcpRungProbe::TcpRungProbe(Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
+                           const FleetNode& peer)
+    : rung_(rung), settings_(settings), self_(self), peer_(peer) {}
+
+Result<std::vector<probe::Measurement>> TcpRungProbe::Run(const probe::ProbeContext& context) {
   probe::TcpProbeOptions options;
-  options.peer = {peer.address, settings.port};
-  options.bind_address = self.address;
-  options.secret = settings.secret;
-  options.streams = streams;
+  options.peer = {peer_.address, settings_.port};
+  options.bind_address = self_.address;
+  options.secret = settings_.secret;
+  options.streams = rung_ == Rung::kTcpSingle ? 1 : settings_.streams;
   options.duration =
-      std::chrono::milliseconds(static_cast<int64_t>(settings.duration_seconds * 1000));
-  options.warmup = std::chrono::milliseconds(static_cast<int64_t>(settings.warmup_seconds * 1000));
+      std::chrono::milliseconds(static_cast<int64_t>(settings_.duration_seconds * 1000));
+  options.warmup = std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
   options.direction = probe::Direction::kBoth;
   options.busy_retries = 2;
   options.pin = false;  // The exporter shares the host; let the scheduler place threads.
-  options.procfs = procfs;
-  options.sysfs = sysfs;
-  options.stop = stop;
-  const auto start = std::chrono::steady_clock::now();
-  auto result = probe::RunTcpProbe(options);
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!result.ok()) {
-    auto kind = probe::ErrorKindOf(result.error());
-    if (kind == ProbeErrorKind::kInterrupted) {
-      // Shutdown: a cut-short run is no result and no failure of the peer.
-      log::Info("tcp probe interrupted", {{"probe", rung}, {"peer", peer.name}});
-      return ProbeOutcome::kFailure;
-    }
-    log::Warn("tcp probe failed",
-              {{"probe", rung}, {"peer", peer.name}, {"err", result.error().message}});
-    for (const char* direction : {"send", "receive"}) {
-      ProbeRecord record;
-      record.key = {rung, peer.name, direction};
-      record.timestamp_seconds = WallSeconds();
-      record.duration_seconds = elapsed;
-      record.failure_reason = std::string(probe::ErrorKindName(kind));
-      record.failure_detail = result.error().message;
-      store.Record(std::move(record));
-    }
-    return kind == ProbeErrorKind::kBusy ? ProbeOutcome::kBusy : ProbeOutcome::kFailure;
-  }
-  for (const auto& d : result->directions) {
-    ProbeRecord record;
-    record.key = {rung, peer.name, d.direction};
-    record.timestamp_seconds = WallSeconds();
-    record.duration_seconds = elapsed;
-    record.success = true;
-    auto& v = record.values;
-    v["throughput_bytes_per_second"] = d.bytes_per_second;
-    v["bytes"] = static_cast<double>(d.bytes);
-    v["window_seconds"] = d.window_seconds;
-    v["streams"] = d.streams;
-    v["stream_min_bytes_per_second"] = d.per_stream.min;
-    v["stream_median_bytes_per_second"] = d.per_stream.median;
-    v["stream_max_bytes_per_second"] = d.per_stream.max;
-    v["retransmits"] = static_cast<double>(d.retransmits);
-    v["rtt_seconds"] = d.rtt_seconds;
-    v["cwnd_bytes"] = static_cast<double>(d.cwnd_segments * d.mss);
-    v["rwnd_limited_ratio"] = d.rwnd_limited_fraction;
-    v["sndbuf_limited_ratio"] = d.sndbuf_limited_fraction;
-    v["mss_bytes"] = static_cast<double>(d.mss);
-    v["local_cpu_ratio"] = result->local_cpu.max_thread_cpu;
-    v["remote_cpu_ratio"] = result->remote_cpu.max_thread_cpu;
-    const auto& c = result->checks;
-    record.verdicts = {{"cpu_bound", c.cpu_bound},
-                       {"contended", c.contended},
-                       {"stream_limited", c.stream_limited},
-                       {"receiver_window_limited", c.receiver_window_limited},
-                       {"send_buffer_limited", c.send_buffer_limited}};
-    if (!result->iface.empty()) record.info["interface"] = result->iface;
-    store.Record(std::move(record));
-  }
-  return ProbeOutcome::kSuccess;
+  auto result = probe::RunTcpProbe(options, context);
+  if (!result.ok()) return Unexpected{result.error()};
+  return TcpMeasurements(*result);
 }
 
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer) {
-  std::vector<ProbeKey> keys;
-  for (const char* direction : {"send", "receive"}) {
-    keys.push_back({"tcp_multi", peer, direction});
-    if (settings.single_stream) keys.push_back({"tcp_single", peer, direction});
+  std::vector<ProbeKey> keys = KeysOf(Rung::kTcpMulti, peer);
+  if (settings.single_stream) {
+    for (auto& key : KeysOf(Rung::kTcpSingle, peer)) keys.push_back(std::move(key));
   }
   return keys;
 }
 
+ProbeOutcome RunTcpRung(Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
+                        const FleetNode& peer, const probe::ProbeContext& context,
+                        ResultStore& store) {
+  TcpRungProbe probe(rung, settings, self, peer);
+  return RunAndRecord(probe, context, store);
+}
+
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
-                          const FleetNode& peer, const std::string& procfs,
-                          const std::string& sysfs, const std::atomic<bool>* stop,
+                          const FleetNode& peer, const probe::ProbeContext& context,
                           ResultStore& store) {
-  ProbeOutcome multi = RunTcpRung("tcp_multi", settings, self, peer, procfs, sysfs, stop, store);
+  ProbeOutcome multi = RunTcpRung(Rung::kTcpMulti, settings, self, peer, context, store);
   if (multi != ProbeOutcome::kSuccess || !settings.single_stream) return multi;
-  return RunTcpRung("tcp_single", settings, self, peer, procfs, sysfs, stop, store);
+  return RunTcpRung(Rung::kTcpSingle, settings, self, peer, context, store);
 }
 
 }  // namespace fabric

@@ -1,14 +1,14 @@
 // The scheduled TCP rungs of the ladder: one multi-stream run and, optionally,
 // one single-stream run against a peer's responder, both directions in one
-// session each, turned into ProbeRecords (probe=tcp_multi|tcp_single,
+// session each, recorded through the probe seam (probe=tcp_multi|tcp_single,
 // direction=send|receive) with the probe's self-check verdicts.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <string>
 #include <vector>
 
+#include "active-probes/probe/probe.h"
+#include "active-probes/tcp/tcp_probe.h"
 #include "exporter/config/fleet.h"
 #include "exporter/scheduled_probes/result_store.h"
 #include "exporter/scheduled_probes/scheduler.h"
@@ -26,24 +26,44 @@ struct TcpLadderSettings {
   std::string secret;  // Loaded from probes.secret_file at start-up.
 };
 
+// What the TCP rungs produce.
+const probe::ProbeDeclaration& TcpRungDeclaration();
+// A run's records, one per direction measured (pure).
+std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& result);
+
+// One TCP rung to `peer`: tcp_multi (settings.streams streams) or tcp_single
+// (one stream), both directions.
+class TcpRungProbe : public probe::Probe {
+ public:
+  TcpRungProbe(probe::Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
+               const FleetNode& peer);
+  const probe::ProbeDeclaration& declaration() const override { return TcpRungDeclaration(); }
+  probe::Rung rung() const override { return rung_; }
+  std::string target() const override { return peer_.name; }
+  Result<std::vector<probe::Measurement>> Run(const probe::ProbeContext& context) override;
+
+ private:
+  probe::Rung rung_;
+  TcpLadderSettings settings_;
+  FleetNode self_;
+  FleetNode peer_;
+};
+
 // The ProbeRecords every TCP rung to `peer` produces, for ResultStore::Expect.
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer);
 
-// Runs one rung, "tcp_multi" (settings.streams streams) or "tcp_single" (one stream), both
-// directions, and records it. Setting `stop` (may be null) ends the run within ~50 ms and
-// records nothing.
-ProbeOutcome RunTcpRung(const std::string& rung, const TcpLadderSettings& settings,
-                        const FleetNode& self, const FleetNode& peer, const std::string& procfs,
-                        const std::string& sysfs, const std::atomic<bool>* stop,
+// Runs one rung and records it. The context's stop request ends the run
+// within ~50 ms and records nothing.
+ProbeOutcome RunTcpRung(probe::Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
+                        const FleetNode& peer, const probe::ProbeContext& context,
                         ResultStore& store);
 
-// Runs the TCP rungs against `peer` and records them. Returns the scheduler
-// outcome (busy when the peer's responder stayed busy). Setting `stop` ends a
-// run within ~50 ms; an interrupted rung records nothing, so the previous
-// result stands.
+// Runs the TCP rungs against `peer` and records them (the single-stream rung
+// only after a successful multi-stream one). Returns the scheduler outcome
+// (busy when the peer's responder stayed busy). An interrupted rung records
+// nothing, so the previous result stands.
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
-                          const FleetNode& peer, const std::string& procfs,
-                          const std::string& sysfs, const std::atomic<bool>* stop,
+                          const FleetNode& peer, const probe::ProbeContext& context,
                           ResultStore& store);
 
 }  // namespace fabric

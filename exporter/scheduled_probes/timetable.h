@@ -18,9 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
+
 namespace fabric {
 
-using SteadyTime = std::chrono::steady_clock::time_point;
 using Seconds = std::chrono::duration<double>;
 
 struct ProbeTiming {

@@ -1,4 +1,4 @@
-// One alert per bottleneck shape of BOTTLENECK_SHAPES.md (shape numbers in the
+// One alert per bottleneck shape of docs/bottleneck-shapes.md (shape numbers in the
 // comments), plus the instrument's own health. Causes are warning/info; the
 // symptom "real transfers far below the proven ladder" is the only page.
 local lq(keys) = std.join(',', [k + '=%q' for k in keys]);

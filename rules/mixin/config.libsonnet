@@ -1,7 +1,7 @@
 // Every selector and threshold of the rule bundle, in one place. Override in
 // your own jsonnet:  (import 'fabric-ladder/rules/mixin/mixin.libsonnet') +
 //   { _config+:: { selector: 'job="fabric-exporter"' } }
-// Defaults fit a 100-400 GbE RoCE/TCP fabric (BOTTLENECK_SHAPES.md numbers).
+// Defaults fit a 100-400 GbE RoCE/TCP fabric (the numbers of docs/bottleneck-shapes.md).
 {
   _config+:: {
     // Label matchers selecting fabric_exporter series (every rule uses it).

@@ -1,6 +1,10 @@
 // fabric-ladder monitoring mixin: import this, override _config, and render
 // prometheusRules (recording rules) and prometheusAlerts (alerting rules).
+// shapes.libsonnet comes last: it labels every alert of the others with its
+// bottleneck shape.
 (import 'config.libsonnet') +
 (import 'ladder.libsonnet') +
 (import 'alerts.libsonnet') +
-(import 'drift.libsonnet')
+(import 'drift.libsonnet') +
+(import 'fleet.libsonnet') +
+(import 'shapes.libsonnet')

@@ -8,6 +8,7 @@ import re
 import subprocess
 
 EXPECTED_UIDS = {
+    'fabric-fleet.json': 'fabric-ladder-fleet',
     'fabric-ladder.json': 'fabric-ladder-ladder',
     'fabric-node.json': 'fabric-ladder-node',
     'fabric-probes.json': 'fabric-ladder-probes',

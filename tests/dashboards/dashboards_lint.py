@@ -26,7 +26,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 from dashboard_source import EXPECTED_UIDS, hidden, load, targets, variable_queries
 from fabric_testlib.promql_names import (external_metrics, golden_metrics, load_rules, metric_names,
-                          probe_metrics)
+                          probe_metrics, unproduced_probe_metrics)
 
 SRC = os.environ.get('FABRIC_SOURCE_DIR', os.path.join(HERE, '..', '..'))
 DS_UID = '${datasource}'
@@ -35,7 +35,8 @@ DS_UID = '${datasource}'
 def catalogue(src, errors):
     rules = [r for g in load_rules(src)['groups'] for r in g['rules']]
     records = {r['record'] for r in rules if 'record' in r}
-    return golden_metrics(src) | probe_metrics(src, errors) | records | set(external_metrics(src))
+    return ((golden_metrics(src) | probe_metrics(src, errors) | records | set(external_metrics(src))) -
+            unproduced_probe_metrics(errors))
 
 
 def selectors(expr, name):

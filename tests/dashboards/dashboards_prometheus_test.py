@@ -2,12 +2,12 @@
 """Every dashboard query, evaluated by a real Prometheus.
 
 Three real fabric_exporter processes (node-a, node-b, node-c of one fleet) run
-on a fixture tree built from the committed ones: sysfs of tests/fixtures/
-pcie-healthy (PCIe path of the fabric NIC) with the NIC attributes and
-recorded ethtool statistics of tests/fixtures/nics, procfs of tests/fixtures/
-h200 (softnet, TCP, socket-buffer sysctls). Each replays the nics tree's
-recorded probe results (probes.recording) with the targets renamed so each
-node probes the other two; node-b also replays the h200 flows recording, its
+in two racks and two planes, on a fixture tree built from the committed ones
+(fabric_testlib.fixture_fleet: sysfs of tests/fixtures/pcie-healthy with the
+NIC attributes and recorded ethtool statistics of tests/fixtures/nics, procfs
+of tests/fixtures/h200: softnet, TCP, socket-buffer sysctls). Each replays
+the nics tree's recorded probe results (probes.recording) with the targets
+renamed so each node probes the other two; node-b also replays the h200 flows recording, its
 peers' addresses being that recording's. A real Prometheus (Debian's) scrapes
 them every second as job "fabric" with the rule bundle loaded; once the
 ladder is recorded and an alert fires, every panel query, variable query and
@@ -18,108 +18,49 @@ noDataOnFixtures (a marked query that returns series fails too: drop the mark).
 Exits 77 (skipped) when prometheus is not installed. --verbose prints each
 query's series, for reviewing what the panels show.
 """
-import json
 import os
-import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 
 from dashboard_source import hidden, load, targets, variable_queries
 from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter
+from fabric_testlib.fixture_fleet import (PROMETHEUS, api, build_tree, exporter_config, free_port,
+                                          recorded_results, write_recording)
 
-PROMETHEUS = shutil.which('prometheus')
-NODES = {  # name: fabric address (node-b is the h200 flows recording's host)
-    'node-a': '192.0.2.21',
-    'node-b': '192.0.2.10',
-    'node-c': '192.0.2.23',
+NODES = {  # node-b is the h200 flows recording's host; two racks, two planes
+    'node-a': {'address': '192.0.2.21', 'rack': 'r1', 'plane': 'p0', 'role': 'compute'},
+    'node-b': {'address': '192.0.2.10', 'rack': 'r1', 'plane': 'p1', 'role': 'compute'},
+    'node-c': {'address': '192.0.2.23', 'mtu': 1500, 'rack': 'r2', 'plane': 'p0',
+               'role': 'storage'},
 }
 # Grafana's variables as the test substitutes them: every value ("All").
 VARIABLES = {
     '$__rate_interval': '15s', '$__interval': '1s', '$__range': '1m',
     '$job': 'fabric', '$instance': '.+', '$target': '.+', '$probe': '.+', '$application': '.+',
+    '$rack': '.+', '$plane': '.+', '$target_rack': '.+', '$worst': '20',
 }
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-def build_tree(tmp):
-    """pcie-healthy's sysfs with the nics tree's fabric NIC attributes."""
-    sys_dir = os.path.join(tmp, 'sys')
-    shutil.copytree(os.path.join(FIXTURES, 'pcie-healthy', 'sys'), sys_dir, symlinks=True)
-    for dev in ('ens1f0np0', 'ens1f1np1'):
-        src = os.path.join(FIXTURES, 'nics', 'sys', 'class', 'net', dev)
-        dst = os.path.realpath(os.path.join(sys_dir, 'class', 'net', dev))
-        # The `device` link marks a physical NIC; point it at pcie-healthy's function.
-        os.symlink(os.path.relpath(os.path.dirname(os.path.dirname(dst)), dst),
-                   os.path.join(dst, 'device'))
-        for entry in os.listdir(src):
-            if entry == 'device':
-                continue
-            s, d = os.path.join(src, entry), os.path.join(dst, entry)
-            if os.path.isdir(s):
-                shutil.copytree(s, d, dirs_exist_ok=True)
-            else:
-                shutil.copy(s, d)
-    return sys_dir
 
 
 def recording(tmp, node):
     """The nics tree's recorded results as `node` sees them: node-a's targets
     with `node` and node-a swapped."""
-    with open(os.path.join(FIXTURES, 'nics', 'probes.rec.yml')) as f:
-        state = json.loads(''.join(l for l in f if not l.startswith('#')))
+    state = recorded_results()
     swap = {node: 'node-a', 'node-a': node}
     for r in state['results']:
         r['target'] = swap.get(r['target'], r['target'])
-    path = os.path.join(tmp, node + '.rec.json')
-    with open(path, 'w') as f:
-        json.dump(state, f)
-    return path
+    return write_recording(tmp, node, state)
 
 
 def config(tmp, node):
-    fleet = '\n'.join(f'    - {{name: {n}, address: {a}, interface: ens1f0np0, mtu: '
-                      f'{1500 if n == "node-c" else 9000}}}' for n, a in NODES.items())
     flows = ''
     if node == 'node-b':
         flows = (f'  flows:\n    interfaces: [eth0]\n'
                  f'    recording: {os.path.join(FIXTURES, "h200", "flows.rec")}\n')
-    text = (f'collectors:\n{flows}'
-            f'  pcie:\n    pci_ids_file: {os.path.join(FIXTURES, "pci.ids")}\n'
-            f'    config_space_dump: {os.path.join(FIXTURES, "pcie-healthy", "lspci-xxxx.txt")}\n'
-            f'fleet:\n  self: {node}\n  nodes:\n{fleet}\n'
-            f'probes:\n  path: {{enabled: false}}\n  recording: {recording(tmp, node)}\n')
-    path = os.path.join(tmp, node + '.yml')
-    with open(path, 'w') as f:
-        f.write(text)
-    return path
-
-
-def api(base, path, **params):
-    url = base + path + ('?' + urllib.parse.urlencode(params) if params else '')
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return json.load(r)
-    except urllib.error.HTTPError as e:
-        # A query error carries Prometheus' JSON error body; a server still
-        # starting answers 503 with plain text. Both mean "not ready yet".
-        body = e.read()
-        try:
-            return json.loads(body)
-        except ValueError:
-            return {'status': 'error', 'error': f'HTTP {e.code}: {body[:200]!r}'}
-    except (urllib.error.URLError, ConnectionError) as e:  # not listening yet
-        return {'status': 'error', 'error': str(e)}
+    return exporter_config(tmp, node, NODES, recording(tmp, node), flows)
 
 
 def substitute(expr):
@@ -186,6 +127,7 @@ def main():
             'count(up{job="fabric"} == 1) == 3',
             'instance_target_direction:fabric_ladder_binding_bytes_per_second:min',
             'instance_target_direction:fabric_transfers_bytes_per_second:sum',
+            'rack_target_rack_direction:fabric_path_line_ratio:min',
             'ALERTS{alertstate="firing"}',
             'count_over_time(fabric_tcp_segments_sent_total[15s]) > 3',
         ], timeout=60)

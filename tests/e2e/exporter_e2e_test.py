@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The real fabric_exporter binary end to end (DESIGN.md layer 4): HTTP on a
+"""The real fabric_exporter binary end to end (tests/README.md, layer 3): HTTP on a
 random loopback port, flags, config errors, broken sources and shutdown."""
 import os
 import shutil

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden exposition test (DESIGN.md layer 3): the whole exporter over each
+"""Golden exposition test (tests/README.md, layer 2): the whole exporter over each
 golden tree tests/fixtures/<tree> (GOLDEN_TREES: other fixture trees, such as
 the RDMA probe's rdma-*, are no exporter hosts), compared with
 tests/golden/<tree>.prom after normalisation, and linted with promtool.

@@ -10,9 +10,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fabric::ResultStore store;
-  for (const char* rung : fabric::kProbeRungs) {
-    for (const char* direction : {"", "send", "receive", "both"}) {
-      store.Expect({rung, "node-b", direction});
+  for (const auto& rung : fabric::probe::Rungs()) {
+    for (auto direction : {fabric::probe::Direction::kNone, fabric::probe::Direction::kSend,
+                           fabric::probe::Direction::kReceive}) {
+      store.Expect({rung.id, "node-b", direction});
     }
   }
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The flows collector against real TCP flows (DESIGN.md layer 5).
+"""The flows collector against real TCP flows (tests/README.md, layer 6).
 
 Two network namespaces joined by two veth pairs (MTU 9000): fl9a holds the
 senders and the real fabric_exporter, fl9b the receivers. fl9a1 -> fl9b1 is

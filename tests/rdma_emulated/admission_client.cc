@@ -52,7 +52,7 @@ int Run(int argc, char** argv) {
     return 1;
   }
   LineConn& control = *session;
-  auto deadline = [] { return Clock::now() + std::chrono::seconds(5); };
+  auto deadline = [] { return SteadyClock::now() + std::chrono::seconds(5); };
   RdmaRequest req;
   req.qps = 1;
   req.size = 4096;
@@ -90,7 +90,7 @@ int Run(int argc, char** argv) {
     return 0;
   }
   std::printf("%s\n", info.error().message.c_str());
-  return ErrorKindOf(info.error()) == ProbeErrorKind::kRefused ? 5 : 1;
+  return info.error().code == ErrorCode::kRefused ? 5 : 1;
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 rdma_cm_event_type NextEvent(rdma_event_channel* ch, std::string* private_data = nullptr,
                              rdma_cm_id** id = nullptr) {
@@ -38,8 +38,8 @@ rdma_cm_event_type NextEvent(rdma_event_channel* ch, std::string* private_data =
 // Polls until n completions arrived or 5 s passed.
 std::vector<ibv_wc> Reap(ibv_cq* cq, size_t n, int* error = nullptr) {
   std::vector<ibv_wc> out;
-  auto end = Clock::now() + std::chrono::seconds(5);
-  while (out.size() < n && Clock::now() < end) {
+  auto end = SteadyClock::now() + std::chrono::seconds(5);
+  while (out.size() < n && SteadyClock::now() < end) {
     ibv_wc wc[8];
     int got = ibv_poll_cq(cq, 8, wc);
     if (got < 0) {
@@ -272,8 +272,8 @@ TEST_F(Pair, CqOverflowIsAnError) {
   ASSERT_EQ(Write(1, ServerAddr(), server_mr_->rkey, 64, nullptr, 4), 0);
   // Four completions for two entries: polling reports the CQ in error.
   int error = 0;
-  auto end = Clock::now() + std::chrono::seconds(5);
-  while (error == 0 && Clock::now() < end) {
+  auto end = SteadyClock::now() + std::chrono::seconds(5);
+  while (error == 0 && SteadyClock::now() < end) {
     ibv_wc wc[1];
     int got = ibv_poll_cq(client_cq_, 0, wc);  // look without taking any
     if (got < 0) error = got;

@@ -4,7 +4,7 @@ each fabric_exporter on an emulated RDMA device bound to its veth: the
 scheduled RDMA rung measures every peer with counters_consistent, and nothing
 stays registered when the exporters stop. Then a QP connect from another
 address than the authenticated requester's is refused by fabric_probe serve.
-Needs root (skips with 77); run under flock /work/netns.lock like the others."""
+Needs root (skips with 77); run it alone, not beside the other root tests."""
 import os
 import signal
 import subprocess

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The whole stack, as users run it (DESIGN.md test layer 7): three
+"""The whole stack, as users run it (tests/README.md, layer 9): three
 fabric_exporter nodes in network namespaces on a bridge, probing each other
 with the fleet config; a real Prometheus scraping them every second with the
 rule bundle (the mixin, `for:` durations shortened through its _config); a

@@ -20,17 +20,46 @@ def golden_metrics(src):
     return names
 
 
+_CATALOGUE = {}
+
+
+def probe_catalogue(errors):
+    """The exporter's probe catalogue (`fabric_exporter --print-probe-catalogue`:
+    rungs, values with their producers, verdicts, record families), from the
+    binary ctest names in FABRIC_EXPORTER, or from the JSON file named in
+    FABRIC_PROBE_CATALOGUE (the lints' self-tests plant an edited copy)."""
+    path = os.environ.get('FABRIC_PROBE_CATALOGUE')
+    if path:
+        return json.load(open(path))
+    if 'exporter' in _CATALOGUE:
+        return _CATALOGUE['exporter']
+    exporter = os.environ.get('FABRIC_EXPORTER')
+    if not exporter:
+        errors.append('FABRIC_EXPORTER is not set (run through ctest): no probe catalogue')
+        return {'values': [], 'families': []}
+    out = subprocess.run([exporter, '--print-probe-catalogue'], capture_output=True, text=True)
+    if out.returncode != 0:
+        errors.append(f'{exporter} --print-probe-catalogue failed: {out.stderr.strip()}')
+        return {'values': [], 'families': []}
+    _CATALOGUE['exporter'] = json.loads(out.stdout)
+    return _CATALOGUE['exporter']
+
+
 def probe_metrics(src, errors):
-    """fabric_probe_<value> for every value of the probe results catalogue
-    (probe results depend on the fleet, so no golden file holds them all)."""
-    text = open(os.path.join(src, 'exporter', 'scheduled_probes', 'probe_results_collector.cc')).read()
-    block = re.search(r'kValueCatalogue\[\] = \{(.*?)\n\};', text, re.S)
-    if not block:
-        errors.append('probe_results_collector.cc: kValueCatalogue not found')
-        return set()
-    names = {'fabric_probe_' + n for n in re.findall(r'\{"([a-z0-9_]+)",', block.group(1))}
-    names |= set(re.findall(r'"(fabric_probe_[a-z0-9_]+)"', text))
-    return names
+    """fabric_probe_<value> for every value of the probe catalogue that some
+    probe kind produces, and the record families (probe results depend on the
+    fleet, so no golden file holds them all). A value nothing produces is not
+    exposed: a rule or panel reading it is an error."""
+    catalogue = probe_catalogue(errors)
+    names = {v['metric'] for v in catalogue['values'] if v['producers']}
+    return names | set(catalogue['families'])
+
+
+def unproduced_probe_metrics(errors):
+    """fabric_probe_<value> of catalogue values no probe kind produces: not
+    exposed whatever else (a recorded state file in a golden tree) says."""
+    catalogue = probe_catalogue(errors)
+    return {v['metric'] for v in catalogue['values'] if not v['producers']}
 
 
 def external_metrics(src):

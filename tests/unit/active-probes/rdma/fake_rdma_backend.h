@@ -55,14 +55,14 @@ class FakeTarget : public RdmaTarget {
     f_.last_target_request = request;
     return r;
   }
-  Status AcceptQps(Clock::time_point deadline) override {
+  Status AcceptQps(SteadyClock::time_point deadline) override {
     std::unique_lock<std::mutex> lock(f_.mu);
     bool all = f_.cv.wait_until(lock, deadline, [&] {
       size_t n = 0;
       for (const auto& t : f_.presented_tokens) n += t == request_.token;
       return n >= request_.qps;
     });
-    if (!all) return MakeError("timeout: queue pairs did not connect");
+    if (!all) return MakeError(ErrorCode::kTimeout, "timeout: queue pairs did not connect");
     return OkStatus();
   }
 
@@ -79,6 +79,7 @@ class FakeInitiator : public RdmaInitiator {
     std::lock_guard<std::mutex> lock(f_.mu);
     f_.last_initiator_request = request;
     qps_ = request.qps;
+    stop_ = request.stop;
     for (uint32_t i = 0; i < request.qps; ++i) {
       f_.presented_tokens.push_back(f_.token_override.empty() ? request.token : f_.token_override);
     }
@@ -94,6 +95,10 @@ class FakeInitiator : public RdmaInitiator {
                            const WindowEdgeFn& edge) override {
     bool started = false;
     for (;;) {
+      // As the verbs data path: a stop request ends the run within a sweep.
+      if (stop_.stop_requested()) {
+        return MakeError(ErrorCode::kInterrupted, "interrupted: during the fake run");
+      }
       int64_t now = MonotonicNs();
       if (!started && now >= start_ns) {
         edge(false);
@@ -115,6 +120,7 @@ class FakeInitiator : public RdmaInitiator {
  private:
   FakeFabric& f_;
   uint32_t qps_ = 0;
+  StopToken stop_;
 };
 
 class FakeRdmaBackend : public RdmaBackend {

@@ -244,7 +244,9 @@ TEST(RdmaSelfChecks, Verdicts) {
   EXPECT_FALSE(no_counter.contended);
 }
 
-TEST(RdmaReport, JsonShapeAndErrorKinds) {
+// The error kinds (JSON kind, exit status) are active-probes/probe/error_kinds'
+// table: tests/unit/active-probes/probe/error_kinds_test.cc.
+TEST(RdmaReport, JsonShape) {
   auto r = Healthy();
   r.peer = "192.0.2.1:9878";
   r.per_qp = {{100, 1, 1.5}};
@@ -257,15 +259,6 @@ TEST(RdmaReport, JsonShapeAndErrorKinds) {
         "\"np_cnp_sent\":null", "\"notes\":["}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   }
-  EXPECT_EQ(RdmaErrorKind(Error{"no-device: no RDMA device"}), "no-device");
-  EXPECT_EQ(RdmaErrorKind(Error{"no-port: device x has no active port"}), "no-port");
-  EXPECT_EQ(RdmaErrorKind(Error{"busy: try later"}), "busy");
-  EXPECT_EQ(RdmaExitCode(Error{"no-device: x"}), 9);
-  EXPECT_EQ(RdmaExitCode(Error{"no-port: x"}), 10);
-  EXPECT_EQ(RdmaExitCode(Error{"rejected: x"}), 8);
-  EXPECT_EQ(RdmaExitCode(Error{"something else"}), 1);
-  EXPECT_EQ(RdmaErrorToJson(Error{"no-device: none"}),
-            "{\"error\":{\"kind\":\"no-device\",\"message\":\"no-device: none\"}}\n");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "active-probes/storage/io_engine.h"
+#include "tests/unit/active-probes/probe/probe_test_context.h"
 #include "tests/unit/test_dir.h"
 
 namespace fabric::storage {
@@ -22,6 +23,12 @@ size_t CountEntries(const fs::path& dir) {
   size_t n = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
   return n;
+}
+
+// The host's procfs (mountinfo), no stop.
+Result<StorageProbeResult> RunProbe(const StorageProbeOptions& o) {
+  fabric::testing::TestContext test;
+  return RunStorageProbe(o, test.context());
 }
 
 StorageProbeOptions Small(const fabric::testing::TestDir& dir, Mode mode) {
@@ -39,7 +46,7 @@ StorageProbeOptions Small(const fabric::testing::TestDir& dir, Mode mode) {
 
 TEST(StorageProbe, SequentialReadMeasuresAndCleansUp) {
   fabric::testing::TestDir dir;
-  auto r = RunStorageProbe(Small(dir, Mode::kRead));
+  auto r = RunProbe(Small(dir, Mode::kRead));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_GT(r->bytes, 0u);
   EXPECT_EQ(r->bytes, r->ios * (256u << 10));
@@ -71,7 +78,7 @@ TEST(StorageProbe, SequentialReadMeasuresAndCleansUp) {
 
 TEST(StorageProbe, WriteIncludesFdatasyncAndCleansUp) {
   fabric::testing::TestDir dir;
-  auto r = RunStorageProbe(Small(dir, Mode::kWrite));
+  auto r = RunProbe(Small(dir, Mode::kWrite));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(r->includes_fdatasync);
   EXPECT_GT(r->bytes, 0u);
@@ -83,7 +90,7 @@ TEST(StorageProbe, RandomIopsOverSeparateFiles) {
   StorageProbeOptions o = Small(dir, Mode::kRandRead);
   o.jobs = 2;
   o.files = 2;
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->files, 2u);
   EXPECT_EQ(r->block_size, 4096u);
@@ -96,7 +103,7 @@ TEST(StorageProbe, RandomWriteAndBufferedModes) {
   StorageProbeOptions o = Small(dir, Mode::kRandWrite);
   o.direct = false;
   o.duration_seconds = 20;  // An upper bound: the single pass ends the window.
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r->direct);
   EXPECT_TRUE(r->direct_note.empty());  // Asked for, not a fallback.
@@ -112,7 +119,7 @@ TEST(StorageProbe, PsyncEngineIsLabelled) {
   fabric::testing::TestDir dir;
   StorageProbeOptions o = Small(dir, Mode::kRead);
   o.engine = EngineChoice::kPsync;
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->engine, "psync");
   EXPECT_EQ(r->queue_depth, 1u);  // Effective depth, not the one asked for.
@@ -139,7 +146,7 @@ TEST(StorageProbe, RefusesASymlinkInPlaceOfTheProbeFile) {
   fabric::testing::TestDir dir;
   std::string victim = dir.Write("victim", "keep me");
   fs::create_symlink(victim, dir.path() / "fabric_probe_storage.0");
-  auto r = RunStorageProbe(Small(dir, Mode::kWrite));
+  auto r = RunProbe(Small(dir, Mode::kWrite));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("already exists"), std::string::npos) << r.error().message;
   EXPECT_EQ(fs::file_size(victim), 7u);
@@ -147,11 +154,11 @@ TEST(StorageProbe, RefusesASymlinkInPlaceOfTheProbeFile) {
 
   StorageProbeOptions o = Small(dir, Mode::kRead);
   o.existing_file = "fabric_probe_storage.0";
-  r = RunStorageProbe(o);
+  r = RunProbe(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("symlink"), std::string::npos) << r.error().message;
   o.existing_file = "../victim";
-  EXPECT_FALSE(RunStorageProbe(o).ok());
+  EXPECT_FALSE(RunProbe(o).ok());
 }
 
 TEST(StorageProbe, RefusesASparseFileForRead) {
@@ -164,7 +171,7 @@ TEST(StorageProbe, RefusesASparseFileForRead) {
   ::close(fd);
   StorageProbeOptions o = Small(dir, Mode::kRead);
   o.existing_file = "sparse";
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("hole"), std::string::npos) << r.error().message;
   EXPECT_TRUE(fs::exists(dir.path() / "sparse"));  // Not ours: never removed.
@@ -179,7 +186,7 @@ TEST(StorageProbe, RefusesPreallocatedUnwrittenExtents) {
   if (rc != 0) GTEST_SKIP() << "fallocate not supported here";
   StorageProbeOptions o = Small(dir, Mode::kRead);
   o.existing_file = "prealloc";
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("unwritten"), std::string::npos) << r.error().message;
 }
@@ -190,39 +197,39 @@ TEST(StorageProbe, ReadsAnExistingFullyWrittenFile) {
   StorageProbeOptions o = Small(dir, Mode::kRead);
   o.existing_file = "data";
   o.size = 0;
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->size, 4u << 20);
   EXPECT_TRUE(fs::exists(dir.path() / "data"));
   o.mode = Mode::kWrite;
-  EXPECT_FALSE(RunStorageProbe(o).ok());  // Never writes into a file it did not create.
+  EXPECT_FALSE(RunProbe(o).ok());  // Never writes into a file it did not create.
 }
 
 TEST(StorageProbe, RefusesToEatTheReserve) {
   fabric::testing::TestDir dir;
   StorageProbeOptions o = Small(dir, Mode::kWrite);
   o.reserve_bytes = UINT64_MAX / 2;
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kNoSpace) << r.error().message;
   EXPECT_NE(r.error().message.find("--reserve"), std::string::npos) << r.error().message;
   EXPECT_EQ(CountEntries(dir.path()), 0u);
 }
 
 TEST(StorageProbe, StopFlagAbortsAndRemovesFiles) {
   fabric::testing::TestDir dir;
-  std::atomic<bool> stop{false};
+  fabric::testing::TestContext test;
   StorageProbeOptions o = Small(dir, Mode::kWrite);
   o.duration_seconds = 30;
-  o.stop = &stop;
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    stop = true;
+    test.stop.RequestStop();
   });
   auto started = std::chrono::steady_clock::now();
-  auto r = RunStorageProbe(o);
+  auto r = RunStorageProbe(o, test.context());
   stopper.join();
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("interrupted"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::kInterrupted) << r.error().message;
   for (const auto& e : fs::directory_iterator(dir.path())) ADD_FAILURE() << e.path();
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
   EXPECT_EQ(CountEntries(dir.path()), 0u);
@@ -232,24 +239,24 @@ TEST(StorageProbe, RejectsBadOptions) {
   fabric::testing::TestDir dir;
   StorageProbeOptions o = Small(dir, Mode::kRead);
   o.block_size = 1000;
-  EXPECT_FALSE(RunStorageProbe(o).ok());
+  EXPECT_FALSE(RunProbe(o).ok());
   o = Small(dir, Mode::kRead);
   o.files = 3;
   o.jobs = 2;
-  EXPECT_FALSE(RunStorageProbe(o).ok());
+  EXPECT_FALSE(RunProbe(o).ok());
   o = Small(dir, Mode::kWrite);
   o.directory.clear();
   o.device = "/dev/null";
-  auto r = RunStorageProbe(o);
+  auto r = RunProbe(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("read-only"), std::string::npos);
   o.mode = Mode::kRead;
-  r = RunStorageProbe(o);
+  r = RunProbe(o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not a block device"), std::string::npos);
   o = Small(dir, Mode::kRead);
   o.directory = (dir.path() / "missing").string();
-  EXPECT_FALSE(RunStorageProbe(o).ok());
+  EXPECT_FALSE(RunProbe(o).ok());
   EXPECT_FALSE(ParseMode("sequential").ok());
 }
 

@@ -42,7 +42,7 @@ TEST_P(UringSetupTest, WritesAndReadsBackFromAnotherThread) {
   JobStats stats;
   std::vector<uint8_t> written(kSize);
   std::thread job([&] {
-    filled = FillFile(**engine, fd, kSize, kBlock, path, nullptr);
+    filled = FillFile(**engine, fd, kSize, kBlock, path, StopToken());
     if (!filled.ok()) return;
     // Random reads of the same file for a short window.
     JobSpec spec;
@@ -83,10 +83,10 @@ TEST(UringEngine, ASecondThreadOnASingleIssuerRingGetsAClearError) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   ASSERT_GE(fd, 0);
   std::thread first(
-      [&] { ASSERT_TRUE(FillFile(**engine, fd, 8 * 4096, 4096, path, nullptr).ok()); });
+      [&] { ASSERT_TRUE(FillFile(**engine, fd, 8 * 4096, 4096, path, StopToken()).ok()); });
   first.join();
   Status second = OkStatus();
-  std::thread other([&] { second = FillFile(**engine, fd, 8 * 4096, 4096, path, nullptr); });
+  std::thread other([&] { second = FillFile(**engine, fd, 8 * 4096, 4096, path, StopToken()); });
   other.join();
   ::close(fd);
   ASSERT_FALSE(second.ok());

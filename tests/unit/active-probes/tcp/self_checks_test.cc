@@ -1,8 +1,11 @@
 // The probe's verdicts on its own results, on constructed results whose
-// right answer is known (shapes 1-3 of BOTTLENECK_SHAPES.md).
+// right answer is known (shapes 1-3 of docs/bottleneck-shapes.md).
 #include "active-probes/tcp/self_checks.h"
 
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
 
 namespace fabric::probe {
 namespace {
@@ -13,7 +16,7 @@ TcpProbeResult Even(uint32_t streams, double per_stream_gbit) {
   TcpProbeResult r;
   r.streams = streams;
   DirectionResult d;
-  d.direction = "send";
+  d.direction = Direction::kSend;
   d.streams = streams;
   d.stream_bytes_per_second.assign(streams, per_stream_gbit * kGbit);
   d.per_stream = Summarize(d.stream_bytes_per_second);
@@ -24,12 +27,80 @@ TcpProbeResult Even(uint32_t streams, double per_stream_gbit) {
   return r;
 }
 
-TEST(SelfChecksTest, CleanResultHasNoFlags) {
+// A result at line rate whose every input sits just below the threshold of
+// its check: CPU threads and hosts at 89%, 9% more NIC bytes than the probe
+// explains, window- and buffer-limited fractions at 49%, 69% of window / RTT.
+// The sender threads at 95% would cap each stream, but the link is full.
+TcpProbeResult CleanNearMiss() {
   auto r = Even(32, 6.1);  // 195 Gbit/s on a 200G link
-  r.directions[0].max_sender_thread_cpu = 0.95;
+  r.local_cpu.max_thread_cpu = 0.89;
+  r.local_cpu.host_max_cpu_busy = 0.89;
+  r.local_cpu.host_max_cpu = 3;
+  r.remote_cpu = r.local_cpu;
+  r.nic_valid = true;
+  r.iface = "ens1f0np0";
+  r.expected_nic_bytes = 10'000'000'000;
+  r.nic_bytes = 10'900'000'000;
+  auto& d = r.directions[0];
+  d.max_sender_thread_cpu = 0.95;
+  d.rwnd_limited_fraction = 0.49;
+  d.window_bound_ratio = 0.69;
+  d.sndbuf_limited_fraction = 0.49;
+  return r;
+}
+
+TEST(SelfChecksTest, CleanResultHasNoFlags) {
+  auto r = CleanNearMiss();
   EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.cpu_bound);
+  EXPECT_FALSE(r.checks.contended);
   EXPECT_FALSE(r.checks.stream_limited);  // at line rate, the streams are not the limit
-  EXPECT_TRUE(r.checks.cpu_bound == false || !r.checks.notes.empty());
+  EXPECT_FALSE(r.checks.receiver_window_limited);
+  EXPECT_FALSE(r.checks.send_buffer_limited);
+  EXPECT_TRUE(r.checks.notes.empty()) << r.checks.notes.front();
+}
+
+// The same result with one input moved over its threshold raises exactly that
+// flag, with a note that names it: the clean result above is clean because
+// every check looked and found nothing, not because one ignored its input.
+TEST(SelfChecksTest, EachInputOverItsThresholdRaisesItsFlagAlone) {
+  struct Case {
+    const char* flag;
+    std::function<void(TcpProbeResult&)> push;
+    bool SelfChecks::*raised;
+  };
+  const Case cases[] = {
+      {"cpu_bound", [](TcpProbeResult& r) { r.local_cpu.max_thread_cpu = 0.91; },
+       &SelfChecks::cpu_bound},
+      {"cpu_bound", [](TcpProbeResult& r) { r.remote_cpu.host_max_cpu_busy = 0.91; },
+       &SelfChecks::cpu_bound},
+      {"contended", [](TcpProbeResult& r) { r.nic_bytes = 11'200'000'000; },
+       &SelfChecks::contended},
+      {"receiver_window_limited",
+       [](TcpProbeResult& r) { r.directions[0].rwnd_limited_fraction = 0.51; },
+       &SelfChecks::receiver_window_limited},
+      {"receiver_window_limited",
+       [](TcpProbeResult& r) { r.directions[0].window_bound_ratio = 0.71; },
+       &SelfChecks::receiver_window_limited},
+      {"send_buffer_limited",
+       [](TcpProbeResult& r) { r.directions[0].sndbuf_limited_fraction = 0.51; },
+       &SelfChecks::send_buffer_limited},
+      // 195 Gbit/s on a 400G link: the same even streams, each at its
+      // thread's ceiling, now leave half the link unused.
+      {"stream_limited", [](TcpProbeResult& r) { r.link_bits_per_second = 400e9; },
+       &SelfChecks::stream_limited},
+  };
+  bool SelfChecks::*all[] = {&SelfChecks::cpu_bound, &SelfChecks::contended,
+                             &SelfChecks::stream_limited, &SelfChecks::receiver_window_limited,
+                             &SelfChecks::send_buffer_limited};
+  for (const auto& c : cases) {
+    auto r = CleanNearMiss();
+    c.push(r);
+    EvaluateSelfChecks(r);
+    for (auto flag : all) EXPECT_EQ(r.checks.*flag, flag == c.raised) << c.flag;
+    ASSERT_EQ(r.checks.notes.size(), 1u) << c.flag;
+    EXPECT_EQ(r.checks.notes[0].rfind(std::string(c.flag) + ": ", 0), 0u) << r.checks.notes[0];
+  }
 }
 
 TEST(SelfChecksTest, StreamCountArtefact) {

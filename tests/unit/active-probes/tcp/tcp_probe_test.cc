@@ -6,11 +6,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 
-#include <atomic>
 #include <future>
 #include <thread>
 
+#include "active-probes/control/client_session.h"
 #include "active-probes/responder/responder.h"
+#include "tests/unit/active-probes/probe/probe_test_context.h"
 
 namespace fabric::probe {
 namespace {
@@ -19,16 +20,18 @@ constexpr char kSecret[] = "loopback-test-secret-0123456789";
 
 class LoopbackProbeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { StartResponder(); }
+
+  // The idle timeout is far above any pause a loaded 2-core CI host makes
+  // between two control messages; no test here waits on it.
+  void StartResponder(std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(10000)) {
     ResponderOptions o;
     o.listen = {HostPort{"127.0.0.1", 0}};
     o.allow = *ParseCidrList("127.0.0.0/8");
     o.secret = kSecret;
     o.max_streams = 4;
     o.max_duration = std::chrono::milliseconds(3000);
-    o.idle_timeout = std::chrono::milliseconds(1000);
-    o.procfs = "/proc";
-    o.sysfs = "/sys";
+    o.idle_timeout = idle_timeout;
     responder_ = std::make_unique<Responder>(o);
     ASSERT_TRUE(responder_->Start().ok());
   }
@@ -40,23 +43,30 @@ class LoopbackProbeTest : public ::testing::Test {
     o.streams = 2;
     o.duration = std::chrono::milliseconds(400);
     o.warmup = std::chrono::milliseconds(100);
-    o.procfs = "/proc";
-    o.sysfs = "/sys";
     return o;
   }
+  ProbeContext Ctx() { return test_.context(); }
 
+  testing::TestContext test_;
   std::unique_ptr<Responder> responder_;
 };
 
 TEST_F(LoopbackProbeTest, SendCountsAtTheReceiver) {
-  auto r = RunTcpProbe(Options());
+  auto o = Options();
+  o.duration = std::chrono::milliseconds(1000);  // every stream gets scheduled on a loaded host
+  auto r = RunTcpProbe(o, Ctx());
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->directions.size(), 1u);
   const auto& d = r->directions[0];
-  EXPECT_EQ(d.direction, "send");
+  EXPECT_EQ(d.direction, Direction::kSend);
   EXPECT_EQ(d.stream_bytes_per_second.size(), 2u);
   EXPECT_GT(d.bytes, 0u);
-  EXPECT_NEAR(d.window_seconds, 0.4, 0.2);
+  // The receiver's window: its own marks, so not exactly the asked second,
+  // but never a fraction of it nor the warm-up added several times.
+  EXPECT_GT(d.window_seconds, 0.25);
+  EXPECT_LT(d.window_seconds, 6.0);
+  EXPECT_NEAR(d.bytes_per_second, static_cast<double>(d.bytes) / d.window_seconds,
+              1e-6 * d.bytes_per_second);
   EXPECT_GT(d.per_stream.min, 0);
   EXPECT_LE(d.per_stream.min, d.per_stream.median);
   EXPECT_LE(d.per_stream.median, d.per_stream.max);
@@ -69,7 +79,7 @@ TEST_F(LoopbackProbeTest, BothDirectionsAndModes) {
   auto o = Options();
   o.direction = Direction::kBoth;
   o.mode = SendMode::kCopy;
-  auto r = RunTcpProbe(o);
+  auto r = RunTcpProbe(o, Ctx());
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->directions.size(), 2u);
   EXPECT_GT(r->directions[0].bytes, 0u);
@@ -79,7 +89,7 @@ TEST_F(LoopbackProbeTest, BothDirectionsAndModes) {
   o.direction = Direction::kSend;
   o.mode = SendMode::kZerocopy;
   o.streams = 1;
-  auto z = RunTcpProbe(o);
+  auto z = RunTcpProbe(o, Ctx());
   ASSERT_TRUE(z.ok()) << z.error().message;
   // Loopback always copies MSG_ZEROCOPY payload; the probe must say so.
   EXPECT_GT(z->directions[0].zerocopy_sends, 0u);
@@ -89,9 +99,9 @@ TEST_F(LoopbackProbeTest, BothDirectionsAndModes) {
 TEST_F(LoopbackProbeTest, WrongSecretIsAuthError) {
   auto o = Options();
   o.secret = "some-other-secret-0123456789";
-  auto r = RunTcpProbe(o);
+  auto r = RunTcpProbe(o, Ctx());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kAuth) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::kAuth) << r.error().message;
   // The responder counts once its session thread has finished.
   for (int i = 0; i < 100 && responder_->counters().auth_failures == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -102,30 +112,45 @@ TEST_F(LoopbackProbeTest, WrongSecretIsAuthError) {
 TEST_F(LoopbackProbeTest, LimitsAreEnforcedByTheResponder) {
   auto o = Options();
   o.streams = 5;
-  auto r = RunTcpProbe(o);
+  auto r = RunTcpProbe(o, Ctx());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kRejected) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::kRejected) << r.error().message;
   o.streams = 1;
   o.duration = std::chrono::milliseconds(5000);
-  r = RunTcpProbe(o);
+  r = RunTcpProbe(o, Ctx());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kRejected) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::kRejected) << r.error().message;
 }
 
 TEST_F(LoopbackProbeTest, SecondSessionIsBusyThenRetrySucceeds) {
-  auto o = Options();
-  o.duration = std::chrono::milliseconds(1000);
-  auto first = std::async(std::launch::async, [&] { return RunTcpProbe(o); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  auto second = RunTcpProbe(Options());
+  // An authenticated session that sends no request holds the responder (the
+  // responder owns it from HELLO on) for as long as the test keeps it open:
+  // no race between the two probes' start times.
+  ClientSessionOptions holder;
+  holder.peer = responder_->bound()[0];
+  holder.secret = kSecret;
+  holder.probe = "tcp";
+  holder.timeout = std::chrono::milliseconds(10000);
+  uint64_t retry_ms = 0;
+  auto held = OpenClientSession(holder, &retry_ms);
+  ASSERT_TRUE(held.ok()) << held.error().message;
+
+  auto second = RunTcpProbe(Options(), Ctx());
   ASSERT_FALSE(second.ok());
-  EXPECT_EQ(ErrorKindOf(second.error()), ProbeErrorKind::kBusy) << second.error().message;
-  ASSERT_TRUE(first.get().ok());
-  auto third = RunTcpProbe(Options());
+  EXPECT_EQ(second.error().code, ErrorCode::kBusy) << second.error().message;
+  EXPECT_EQ(responder_->counters().busy_answers, 1u);
+
+  // Closing the held session frees the responder; a requester that retries
+  // on busy (the scheduler does) gets the next session.
+  *held = LineConn();
+  auto third_options = Options();
+  third_options.busy_retries = 5;
+  auto third = RunTcpProbe(third_options, Ctx());
   EXPECT_TRUE(third.ok()) << third.error().message;
 }
 
 TEST(ResponderLimitsTest, ByteLimitCapsWhatTheResponderSends) {
+  testing::TestContext test;
   ResponderOptions ro;
   ro.listen = {HostPort{"127.0.0.1", 0}};
   ro.allow = *ParseCidrList("127.0.0.1/32");
@@ -140,12 +165,13 @@ TEST(ResponderLimitsTest, ByteLimitCapsWhatTheResponderSends) {
   o.direction = Direction::kReceive;
   o.duration = std::chrono::milliseconds(500);
   o.warmup = std::chrono::milliseconds(0);
-  auto r = RunTcpProbe(o);
+  auto r = RunTcpProbe(o, test.context());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_LE(r->bytes, 8u << 20);
 }
 
 TEST(ProbeErrorsTest, SilentPeerIsTimeout) {
+  testing::TestContext test;
   // A listener that never answers: the connection completes in the backlog,
   // HELLO gets no reply.
   auto listener = Listen(HostPort{"127.0.0.1", 0});
@@ -155,18 +181,18 @@ TEST(ProbeErrorsTest, SilentPeerIsTimeout) {
   o.peer = HostPort{"127.0.0.1", ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port)};
   o.secret = kSecret;
   o.connect_timeout = std::chrono::milliseconds(300);
-  auto r = RunTcpProbe(o);
+  auto r = RunTcpProbe(o, test.context());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kTimeout) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout) << r.error().message;
 }
 
 // Sets `stop` after `delay` (the exporter's shutdown) and times the run.
 template <typename Run>
-double SecondsUntilStopped(std::atomic<bool>& stop, std::chrono::milliseconds delay, Run run) {
+double SecondsUntilStopped(StopSource& stop, std::chrono::milliseconds delay, Run run) {
   auto start = std::chrono::steady_clock::now();
   std::thread stopper([&] {
     std::this_thread::sleep_for(delay);
-    stop = true;
+    stop.RequestStop();
   });
   run();
   stopper.join();
@@ -177,49 +203,50 @@ TEST_F(LoopbackProbeTest, StopEndsTheWindowAndFreesTheResponder) {
   // The responder's streams write into sockets the abandoned probe closed;
   // both binaries ignore SIGPIPE for that (exporter/app/main.cc, cli/*).
   signal(SIGPIPE, SIG_IGN);
-  std::atomic<bool> stop{false};
   auto o = Options();
   o.duration = std::chrono::milliseconds(2500);
   o.direction = Direction::kBoth;
-  o.stop = &stop;
   Result<TcpProbeResult> r = MakeError("not run");
-  double took =
-      SecondsUntilStopped(stop, std::chrono::milliseconds(400), [&] { r = RunTcpProbe(o); });
+  double took = SecondsUntilStopped(test_.stop, std::chrono::milliseconds(400),
+                                    [&] { r = RunTcpProbe(o, Ctx()); });
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kInterrupted) << r.error().message;
-  EXPECT_LT(took, 1.0);
+  EXPECT_EQ(r.error().code, ErrorCode::kInterrupted) << r.error().message;
+  // Not waiting out the run: that takes at least warm-up + duration (2.6 s).
+  EXPECT_LT(took, 2.5);
   // The abandoned session's sockets are closed: the responder takes the next.
   auto next = Options();
   next.busy_retries = 3;
-  auto again = RunTcpProbe(next);
+  testing::TestContext fresh;  // test_'s stop stays requested.
+  auto again = RunTcpProbe(next, fresh.context());
   EXPECT_TRUE(again.ok()) << again.error().message;
 }
 
 TEST(ProbeErrorsTest, StopDoesNotWaitOutASilentPeer) {
+  testing::TestContext test;
   auto listener = Listen(HostPort{"127.0.0.1", 0});
   ASSERT_TRUE(listener.ok()) << listener.error().message;
   sockaddr_storage local = LocalAddress(listener->get());
-  std::atomic<bool> stop{false};
   TcpProbeOptions o;
   o.peer = HostPort{"127.0.0.1", ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port)};
   o.secret = kSecret;
   o.connect_timeout = std::chrono::milliseconds(5000);
-  o.stop = &stop;
   Result<TcpProbeResult> r = MakeError("not run");
-  double took =
-      SecondsUntilStopped(stop, std::chrono::milliseconds(200), [&] { r = RunTcpProbe(o); });
+  double took = SecondsUntilStopped(test.stop, std::chrono::milliseconds(200),
+                                    [&] { r = RunTcpProbe(o, test.context()); });
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kInterrupted) << r.error().message;
-  EXPECT_LT(took, 1.0);
+  EXPECT_EQ(r.error().code, ErrorCode::kInterrupted) << r.error().message;
+  // Not waiting out the 5 s connect timeout.
+  EXPECT_LT(took, 4.0);
 }
 
 TEST(ProbeErrorsTest, RefusedIsNamed) {
+  testing::TestContext test;
   TcpProbeOptions o;
   o.peer = HostPort{"127.0.0.1", 1};
   o.secret = kSecret;
-  auto r = RunTcpProbe(o);
+  auto r = RunTcpProbe(o, test.context());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(ErrorKindOf(r.error()), ProbeErrorKind::kRefused) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::kRefused) << r.error().message;
 }
 
 }  // namespace

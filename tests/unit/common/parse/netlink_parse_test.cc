@@ -11,6 +11,7 @@
 #include <linux/tcp.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <random>
@@ -172,15 +173,92 @@ TEST(NetlinkParseTest, AddressesAndLinks) {
   EXPECT_EQ(names[7], "fl9a0");
 }
 
-// Garbage and every truncation of a valid reply must fail or parse, never
-// read out of bounds (the ASan build runs this too).
-TEST(NetlinkParseTest, SurvivesGarbageAndTruncation) {
-  std::string valid = DiagMessage(sizeof(tcp_info), 1) + DiagMessage(40, 2) + Done();
+// Every cut of a valid three-message reply (two sockets, NLMSG_DONE): a cut
+// on a message boundary parses the messages before it and is not done; any
+// other cut is an error (a header whose length runs past the buffer, or bytes
+// too short for a header); only the whole reply is done. The ASan build runs
+// this too, so no cut may read out of bounds.
+TEST(NetlinkParseTest, EveryTruncationParsesWholeMessagesOrFails) {
+  const std::string first = DiagMessage(sizeof(tcp_info), 1);
+  const std::string second = DiagMessage(40, 2);  // tcp_info cut after tcpi_lost
+  const std::string valid = first + second + Done();
+  const size_t boundaries[] = {0, first.size(), first.size() + second.size(), valid.size()};
   for (size_t cut = 0; cut <= valid.size(); ++cut) {
     std::vector<SocketRecord> out;
     bool done = false;
-    (void)ParseInetDiagBuffer(std::string_view(valid).substr(0, cut), out, done);
+    auto status = ParseInetDiagBuffer(std::string_view(valid).substr(0, cut), out, done);
+    const size_t whole = (cut >= first.size()) + (cut >= first.size() + second.size());
+    const bool on_boundary =
+        std::find(std::begin(boundaries), std::end(boundaries), cut) != std::end(boundaries);
+    EXPECT_EQ(status.ok(), on_boundary) << "cut at " << cut;
+    EXPECT_EQ(done, cut == valid.size()) << "cut at " << cut;
+    // What was appended before an error is the whole messages, parsed right.
+    ASSERT_LE(out.size(), whole) << "cut at " << cut;
+    if (status.ok()) {
+      ASSERT_EQ(out.size(), whole) << "cut at " << cut;
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      EXPECT_EQ(out[i].cookie, i + 1);
+      EXPECT_EQ(out[i].remote_port, 22);
+      ASSERT_TRUE(out[i].info.has_value());
+      EXPECT_EQ(out[i].info->snd_mss, 8948u);
+      EXPECT_EQ(out[i].info->bytes_acked.has_value(), i == 0);  // 40 bytes hold no counters
+    }
   }
+}
+
+// Headers and attributes that lie about their length are errors, never reads
+// past the buffer; bytes inside payloads cannot break the framing.
+TEST(NetlinkParseTest, LyingLengthsFailAndPayloadBytesDoNot) {
+  const std::string valid = DiagMessage(sizeof(tcp_info), 1) + Done();
+  auto parse = [](const std::string& buffer, std::vector<SocketRecord>& out) {
+    bool done = false;
+    return ParseInetDiagBuffer(buffer, out, done);
+  };
+  auto with_length = [&](uint32_t len) {
+    std::string b = valid;
+    std::memcpy(b.data() + offsetof(nlmsghdr, nlmsg_len), &len, sizeof(len));
+    return b;
+  };
+  for (uint32_t len : {0u, 15u, static_cast<uint32_t>(valid.size()) + 4, 0xffffffffu}) {
+    std::vector<SocketRecord> out;
+    EXPECT_FALSE(parse(with_length(len), out).ok()) << "nlmsg_len " << len;
+    EXPECT_TRUE(out.empty()) << "nlmsg_len " << len;
+  }
+  // The INET_DIAG_INFO attribute's rta_len, right after the aligned
+  // inet_diag_msg: past the message, and below the attribute header.
+  const size_t rta = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(inet_diag_msg));
+  for (uint16_t len : {uint16_t{2}, uint16_t{0xfff0}}) {
+    std::string b = valid;
+    std::memcpy(b.data() + rta + offsetof(rtattr, rta_len), &len, sizeof(len));
+    std::vector<SocketRecord> out;
+    EXPECT_FALSE(parse(b, out).ok()) << "rta_len " << len;
+    EXPECT_TRUE(out.empty()) << "rta_len " << len;
+  }
+  // Random bytes written over the tcp_info payload (not its header) change
+  // values, never the framing: one socket, its identity intact, done.
+  std::mt19937 rng(9);
+  const size_t info_begin = rta + RTA_LENGTH(0);
+  for (int i = 0; i < 500; ++i) {
+    std::string noise = valid;
+    for (int flips = 0; flips < 8; ++flips) {
+      noise[info_begin + rng() % sizeof(tcp_info)] = static_cast<char>(rng());
+    }
+    std::vector<SocketRecord> out;
+    bool done = false;
+    ASSERT_TRUE(ParseInetDiagBuffer(noise, out, done).ok());
+    EXPECT_TRUE(done);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].cookie, 1u);
+    EXPECT_EQ(out[0].local.ToString(), "198.18.9.1");
+  }
+}
+
+// Any corruption of a reply: whatever the parsers return, what they append
+// fits in the buffer (a record per message of at least its fixed header) and
+// an error says something. The ASan build checks the reads.
+TEST(NetlinkParseTest, CorruptRepliesStayInBounds) {
+  const std::string valid = DiagMessage(sizeof(tcp_info), 1) + DiagMessage(40, 2) + Done();
   std::mt19937 rng(9);
   for (int i = 0; i < 2000; ++i) {
     std::string noise = valid;
@@ -189,9 +267,15 @@ TEST(NetlinkParseTest, SurvivesGarbageAndTruncation) {
     std::vector<InterfaceAddress> addresses;
     std::map<uint32_t, std::string> names;
     bool done = false;
-    (void)ParseInetDiagBuffer(noise, sockets, done);
-    (void)ParseIfAddrBuffer(noise, addresses, done);
-    (void)ParseLinkBuffer(noise, names, done);
+    auto check = [&](const Status& status, size_t appended, size_t fixed_header) {
+      EXPECT_LE(appended, noise.size() / (NLMSG_HDRLEN + fixed_header)) << "iteration " << i;
+      if (!status.ok()) {
+        EXPECT_FALSE(status.error().message.empty());
+      }
+    };
+    check(ParseInetDiagBuffer(noise, sockets, done), sockets.size(), sizeof(inet_diag_msg));
+    check(ParseIfAddrBuffer(noise, addresses, done), addresses.size(), sizeof(ifaddrmsg));
+    check(ParseLinkBuffer(noise, names, done), names.size(), sizeof(ifinfomsg));
   }
 }
 

@@ -1,5 +1,6 @@
 // The live netlink backend on this machine's kernel: a real loopback TCP
-// connection must appear in the dump with its bytes counted.
+// connection must appear in the dump with its bytes counted. And the
+// recording loader fixture trees replay instead.
 #include "exporter/backends/flow_source.h"
 
 #include <arpa/inet.h>
@@ -9,7 +10,9 @@
 
 #include <string>
 
+#include "common/parse/flow_recording_parse.h"
 #include "common/unique_fd.h"
+#include "tests/unit/test_dir.h"
 
 namespace fabric {
 namespace {
@@ -64,9 +67,26 @@ TEST(NetlinkFlowSourceTest, SeesALoopbackConnectionAndItsBytes) {
   EXPECT_TRUE(sender->info->busy_us.has_value());  // This kernel is newer than 4.10.
 }
 
+// Rates are deltas between the last two snapshots, so a recording of one
+// snapshot, which parses, cannot be replayed: LoadFlowRecording refuses it.
 TEST(FlowRecordingTest, NeedsTwoSnapshots) {
-  auto missing = LoadFlowRecording("/nonexistent/flows.rec");
-  EXPECT_FALSE(missing.ok());
+  const std::string one =
+      "snapshot 10\n"
+      "address eth0 192.0.2.10\n"
+      "socket 192.0.2.10:40001 192.0.2.20:22 cookie=9 bytes_acked=100\n";
+  const std::string two = one +
+                          "snapshot 11\n"
+                          "address eth0 192.0.2.10\n"
+                          "socket 192.0.2.10:40001 192.0.2.20:22 cookie=9 bytes_acked=5000100\n";
+  ASSERT_TRUE(ParseFlowRecording(one, "one").ok());  // The text itself is fine.
+  testing::TestDir dir;
+  auto single = LoadFlowRecording(dir.Write("one.rec", one));
+  EXPECT_FALSE(single.ok());
+  auto pair = LoadFlowRecording(dir.Write("two.rec", two));
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  ASSERT_EQ(pair->size(), 2u);
+  EXPECT_DOUBLE_EQ((*pair)[1].monotonic_seconds, 11);
+  EXPECT_FALSE(LoadFlowRecording((dir.path() / "missing.rec").string()).ok());
 }
 
 }  // namespace

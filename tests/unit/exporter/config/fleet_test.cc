@@ -60,6 +60,55 @@ TEST(FleetTest, InfoSeriesCarryThePathMtu) {
   EXPECT_EQ(text.find("peer=\"node-b\""), std::string::npos);
 }
 
+constexpr char kTopologyFleet[] =
+    "fleet:\n"
+    "  self: node-a\n"
+    "  nodes:\n"
+    "    - {name: node-a, address: 198.18.5.1, rack: r01, plane: p0, role: compute}\n"
+    "    - {name: node-b, address: 198.18.5.2, rack: r02, plane: p1}\n"
+    "    - {name: node-c, address: 198.18.5.3}\n";
+
+TEST(FleetTest, ParsesTheOptionalTopology) {
+  auto fleet = ParseFleet(ConfigNode::LoadString(kTopologyFleet, "f.yml").Child("fleet"));
+  ASSERT_TRUE(fleet.has_value());
+  EXPECT_EQ(fleet->nodes[0].rack, "r01");
+  EXPECT_EQ(fleet->nodes[0].plane, "p0");
+  EXPECT_EQ(fleet->nodes[0].role, "compute");
+  EXPECT_EQ(fleet->nodes[1].rack, "r02");
+  EXPECT_EQ(fleet->nodes[1].role, "");
+  EXPECT_EQ(fleet->nodes[2].rack, "");
+}
+
+TEST(FleetTest, InfoSeriesCarryTheTopologyOnlyWhereConfigured) {
+  auto fleet = ParseFleet(ConfigNode::LoadString(kTopologyFleet, "f.yml").Child("fleet"));
+  MetricSink sink;
+  AddFleetInfo(*fleet, sink);
+  std::string text = prometheus::TextSerializer().Serialize(sink.TakeSorted());
+  EXPECT_NE(text.find("fabric_fleet_node_info{expected_mtu=\"\",fabric_address=\"198.18.5.1\","
+                      "fabric_interface=\"\",node=\"node-a\",plane=\"p0\",rack=\"r01\","
+                      "role=\"compute\"} 1"),
+            std::string::npos)
+      << text;
+  // The peer's own rack and plane (not this node's), so paths group by target rack.
+  EXPECT_NE(text.find("fabric_fleet_peer_info{address=\"198.18.5.2\",expected_interface=\"\","
+                      "expected_mtu=\"\",peer=\"node-b\",plane=\"p1\",rack=\"r02\"} 1"),
+            std::string::npos)
+      << text;
+  // No topology configured: no topology labels at all, not empty ones.
+  EXPECT_NE(text.find("fabric_fleet_peer_info{address=\"198.18.5.3\",expected_interface=\"\","
+                      "expected_mtu=\"\",peer=\"node-c\"} 1"),
+            std::string::npos)
+      << text;
+  // kFleet has no topology: its series have none of the keys.
+  auto plain = ParseFleet(ConfigNode::LoadString(kFleet, "f.yml").Child("fleet"));
+  MetricSink plain_sink;
+  AddFleetInfo(*plain, plain_sink);
+  std::string plain_text = prometheus::TextSerializer().Serialize(plain_sink.TakeSorted());
+  for (const char* key : {"rack=", "plane=", "role="}) {
+    EXPECT_EQ(plain_text.find(key), std::string::npos) << plain_text;
+  }
+}
+
 TEST(FleetTest, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(ErrorOf("fleet:\n  self: x\n  nodes:\n    - {name: a, address: 1.2.3.4}\n"
                     "    - {name: a, address: 1.2.3.5}\n"),
@@ -72,6 +121,8 @@ TEST(FleetTest, ErrorsNameFileLineAndKey) {
             "its name there)");
   EXPECT_EQ(ErrorOf("fleet:\n  self: a\n  nodes:\n    - {name: a, address: 1.2.3.4, mtu: 90000}\n"),
             "f.yml:4:40: key fleet.nodes[0].mtu: value 90000 is out of range [576, 65535]");
+  EXPECT_EQ(ErrorOf("fleet:\n  self: a\n  nodes:\n    - {name: a, address: 1.2.3.4, rack: \"\"}\n"),
+            "f.yml:4:41: key fleet.nodes[0].rack: must not be empty (leave the key out instead)");
   EXPECT_EQ(ErrorOf("fleet:\n  self: a\n  nodes:\n    - {name: a, adress: 1.2.3.4}\n")
                 .rfind("f.yml:4:17: key fleet.nodes[0].adress: unknown key", 0),
             0u);

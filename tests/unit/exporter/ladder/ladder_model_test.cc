@@ -12,13 +12,18 @@ namespace {
 
 constexpr double kNow = 1764500000;
 
-ProbeRecord Rung(std::string probe, std::string target, std::string direction, double rate,
-                 std::map<std::string, bool> verdicts = {}) {
+using probe::ProbeValue;
+using probe::Verdict;
+
+// A successful record of a rung by its labels.
+ProbeRecord Rung(const std::string& probe, std::string target, const std::string& direction,
+                 double rate, std::map<Verdict, bool> verdicts = {}) {
   ProbeRecord r;
-  r.key = {std::move(probe), std::move(target), std::move(direction)};
+  r.key = {*probe::RungFromLabel(probe), std::move(target),
+           *probe::RecordDirectionFromName(direction)};
   r.timestamp_seconds = kNow - 60;
   r.success = true;
-  r.values["throughput_bytes_per_second"] = rate;
+  r.values[ProbeValue::kThroughput] = rate;
   r.verdicts = std::move(verdicts);
   return r;
 }
@@ -37,7 +42,7 @@ LadderInput HealthyPath() {
   in.records = {Rung("rdma", "node-b", "send", 12.0e9),
                 Rung("tcp_multi", "node-b", "send", 11.5e9),
                 Rung("tcp_multi", "node-b", "receive", 11.0e9),
-                Rung("tcp_single", "node-b", "send", 4.7e9, {{"cpu_bound", true}}),
+                Rung("tcp_single", "node-b", "send", 4.7e9, {{Verdict::kCpuBound, true}}),
                 Rung("tcp_multi", "node-c", "send", 1e9),  // Another path: ignored here.
                 Rung("storage_read", "/data", "", 6.4e9),
                 Rung("storage_write", "/data", "", 13e9)};
@@ -104,7 +109,7 @@ TEST(LadderModel, FailuresAndMissingRungsSayWhy) {
   in.records[0].success = false;
   in.records[0].failure_reason = "no_device";
   in.records.erase(in.records.begin() + 5, in.records.end());  // No storage results.
-  in.absent_reasons["storage_read"] = "not run (no --storage)";
+  in.absent_reasons[probe::Rung::kStorageRead] = "not run (no --storage)";
   Ladder l = BuildLadder(in);
   EXPECT_FALSE(LayerOf(l, "rdma").bytes_per_second);
   EXPECT_EQ(LayerOf(l, "rdma").status, "no RDMA device on this node");
@@ -127,18 +132,19 @@ TEST(LadderModel, ShapesInWords) {
   in.facts.pcie_width = 4;
   in.facts.pcie_current = 7.88e9;
   in.facts.pcie_capable = 31.5e9;
-  in.records[2].verdicts["receiver_window_limited"] = true;
-  in.records[2].values["rtt_seconds"] = 180e-6;
+  in.records[2].verdicts[Verdict::kReceiverWindowLimited] = true;
+  in.records[2].values[ProbeValue::kRtt] = 180e-6;
   ProbeRecord path;
-  path.key = {"path", "node-b", ""};
+  path.key = {probe::Rung::kPath, "node-b", probe::Direction::kNone};
   path.timestamp_seconds = kNow - 10;
   path.success = true;
-  path.values = {
-      {"egress_matches_expected", 0}, {"jumbo_frames_pass", 0}, {"jumbo_frame_bytes", 9000}};
+  path.values = {{ProbeValue::kEgressMatchesExpected, 0},
+                 {ProbeValue::kJumboFramesPass, 0},
+                 {ProbeValue::kJumboFrameBytes, 9000}};
   path.info = {{"egress_interface", "ens2f0"}, {"expected_interface", "ens1f0np0"}};
   in.records.push_back(path);
-  in.records[6].verdicts["latency_bound"] = true;
-  in.records[6].values["latency_p99_seconds"] = 0.0298;
+  in.records[6].verdicts[Verdict::kLatencyBound] = true;
+  in.records[6].values[ProbeValue::kLatencyP99] = 0.0298;
   in.facts.transfers["node-b"] = 0.5e9;
   Ladder l = BuildLadder(in);
   auto has = [&](const std::string& words) {

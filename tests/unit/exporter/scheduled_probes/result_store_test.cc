@@ -13,25 +13,36 @@
 namespace fabric {
 namespace {
 
+using probe::Direction;
+using probe::ProbeValue;
+using probe::Rung;
+using probe::Verdict;
+
+ProbeKey TcpKey(std::string peer) { return {Rung::kTcpMulti, std::move(peer), Direction::kSend}; }
+
 ProbeRecord TcpResult(std::string peer, double throughput) {
   ProbeRecord r;
-  r.key = {"tcp_multi", std::move(peer), "send"};
+  r.key = TcpKey(std::move(peer));
   r.timestamp_seconds = 1764500000;
   r.success = true;
   r.duration_seconds = 12.5;
-  r.values["throughput_bytes_per_second"] = throughput;
-  r.values["streams"] = 8;
-  r.values["not_in_catalogue"] = 1;
-  r.verdicts["cpu_bound"] = false;
-  r.verdicts["stream_limited"] = true;
+  r.values[ProbeValue::kThroughput] = throughput;
+  r.values[ProbeValue::kStreams] = 8;
+  r.verdicts[Verdict::kCpuBound] = false;
+  r.verdicts[Verdict::kStreamLimited] = true;
   return r;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
   testing::TestDir dir;
   std::string path = (dir.path() / "state.yml").string();
   ResultStore store;
-  store.Expect({"tcp_multi", "node-b", "send"});
+  store.Expect(TcpKey("node-b"));
   store.Record(TcpResult("node-b", 1.4e10));
   store.Record(TcpResult("node-gone", 2e9));
   ASSERT_TRUE(store.Save(path).ok());
@@ -39,14 +50,14 @@ TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
 
   ResultStore restarted;
-  restarted.Expect({"tcp_multi", "node-b", "send"});
-  restarted.Expect({"tcp_multi", "node-c", "send"});
+  restarted.Expect(TcpKey("node-b"));
+  restarted.Expect(TcpKey("node-c"));
   ASSERT_TRUE(restarted.Load(path).ok());
   auto records = restarted.Snapshot();
   ASSERT_EQ(records.size(), 2u);  // node-gone is no longer configured.
   EXPECT_EQ(records[0].key.target, "node-b");
-  EXPECT_EQ(records[0].values.at("throughput_bytes_per_second"), 1.4e10);
-  EXPECT_TRUE(records[0].verdicts.at("stream_limited"));
+  EXPECT_EQ(records[0].values.at(ProbeValue::kThroughput), 1.4e10);
+  EXPECT_TRUE(records[0].verdicts.at(Verdict::kStreamLimited));
   EXPECT_EQ(records[1].key.target, "node-c");
   EXPECT_EQ(records[1].timestamp_seconds, 0);
 }
@@ -66,7 +77,7 @@ TEST(ResultStoreTest, ReplayLoadsEveryRecordedResultWithItsInfo) {
   auto records = replay.Snapshot();
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].info.at("interface"), "ens1f0np0");
-  EXPECT_EQ(records[1].values.at("throughput_bytes_per_second"), 2e9);
+  EXPECT_EQ(records[1].values.at(ProbeValue::kThroughput), 2e9);
 
   ResultStore restart;  // The default scope takes back only configured probes.
   ASSERT_TRUE(restart.Load(path).ok());
@@ -76,7 +87,7 @@ TEST(ResultStoreTest, ReplayLoadsEveryRecordedResultWithItsInfo) {
 TEST(ResultStoreTest, CorruptOrMissingFileIsReportedNotFatal) {
   testing::TestDir dir;
   ResultStore store;
-  store.Expect({"tcp_multi", "node-b", "send"});
+  store.Expect(TcpKey("node-b"));
   auto missing = store.Load((dir.path() / "none.yml").string());
   EXPECT_TRUE(missing.absent());
   auto garbage = dir.Write("garbage.yml", "version: 1\nresults: [{kind: tcp, target: [\n");
@@ -96,12 +107,11 @@ TEST(ResultStoreTest, LoadTextParsesWhatSaveWrote) {
   ResultStore store;
   store.Record(TcpResult("node-b", 1.4e10));
   ASSERT_TRUE(store.Save(path).ok());
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = ReadAll(path);
   ResultStore loaded;
-  loaded.Expect({"tcp_multi", "node-b", "send"});
+  loaded.Expect(TcpKey("node-b"));
   ASSERT_TRUE(loaded.LoadText(text, "mem").ok());
-  EXPECT_EQ(loaded.Snapshot().at(0).values.at("throughput_bytes_per_second"), 1.4e10);
+  EXPECT_EQ(loaded.Snapshot().at(0).values.at(ProbeValue::kThroughput), 1.4e10);
   auto bad = loaded.LoadText("version: 1\nresults: [\n", "mem");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message.rfind("mem:", 0), 0u);
@@ -109,11 +119,11 @@ TEST(ResultStoreTest, LoadTextParsesWhatSaveWrote) {
 
 TEST(ProbeResultsCollectorTest, SeriesExistBeforeTheFirstRunAndCarryVerdicts) {
   ResultStore store;
-  store.Expect({"tcp_multi", "node-b", "send"});
-  store.Expect({"tcp_multi", "node-c", "send"});
+  store.Expect(TcpKey("node-b"));
+  store.Expect(TcpKey("node-c"));
   store.Record(TcpResult("node-b", 1.4e10));
   ProbeRecord failed;
-  failed.key = {"tcp_multi", "node-c", "send"};
+  failed.key = TcpKey("node-c");
   failed.timestamp_seconds = 1764500100;
   failed.failure_reason = "auth";
   store.Record(failed);
@@ -131,7 +141,57 @@ TEST(ProbeResultsCollectorTest, SeriesExistBeforeTheFirstRunAndCarryVerdicts) {
       text.find("fabric_probe_failure_info{direction=\"send\",probe=\"tcp_multi\",reason=\"auth\","
                 "target=\"node-c\"} 1"),
       std::string::npos);
-  EXPECT_EQ(text.find("not_in_catalogue"), std::string::npos);
+}
+
+// The state file keeps names: a file of an older or newer exporter loads what
+// this one knows, drops values and verdicts no longer in the catalogue (they
+// were never published) and skips records of rungs it does not know.
+TEST(ResultStoreTest, StateFileNamesOutsideTheCatalogueAreDropped) {
+  const std::string text =
+      "version: 1\nresults:\n"
+      "  - {probe: tcp_multi, target: node-b, direction: send, timestamp: 5, success: true,\n"
+      "     failure_reason: '', failure_detail: '', duration: 1,\n"
+      "     values: {throughput_bytes_per_second: 7, copy_throughput_bytes_per_second: 3},\n"
+      "     verdicts: {cpu_bound: true, warp_drive_limited: true}, info: {}}\n"
+      "  - {probe: tcp_multi_teleport, target: node-b, direction: send, timestamp: 5,\n"
+      "     success: true, failure_reason: '', failure_detail: '', duration: 1, values: {},\n"
+      "     verdicts: {}, info: {}}\n";
+  ResultStore store;
+  ASSERT_TRUE(store.LoadText(text, "mem", ResultStore::LoadScope::kEverything).ok());
+  auto records = store.Snapshot();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, TcpKey("node-b"));
+  EXPECT_EQ(records[0].values, (std::map<ProbeValue, double>{{ProbeValue::kThroughput, 7}}));
+  EXPECT_EQ(records[0].verdicts, (std::map<Verdict, bool>{{Verdict::kCpuBound, true}}));
+}
+
+// A recorded state file (the nics fixture's) loads completely, and what Save
+// writes of it loads back to the same records: names, values, verdicts, info.
+TEST(ResultStoreTest, RecordedStateFileRoundTrips) {
+  const std::string recording =
+      std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures/nics/probes.rec.yml";
+  ResultStore recorded;
+  ASSERT_TRUE(recorded.Load(recording, ResultStore::LoadScope::kEverything).ok());
+  auto records = recorded.Snapshot();
+  ASSERT_EQ(records.size(), 14u);
+  size_t values = 0;
+  for (const auto& r : records) values += r.values.size();
+  // 8 TCP records of 15 values, the RDMA success (6), 2 path (4) and 2 storage (7) records.
+  EXPECT_EQ(values, 8u * 15 + 6 + 2 * 4 + 2 * 7);
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ASSERT_TRUE(recorded.Save(path).ok());
+  ResultStore again;
+  ASSERT_TRUE(again.Load(path, ResultStore::LoadScope::kEverything).ok());
+  auto reloaded = again.Snapshot();
+  ASSERT_EQ(reloaded.size(), records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(reloaded[i].key, records[i].key);
+    EXPECT_EQ(reloaded[i].values, records[i].values);
+    EXPECT_EQ(reloaded[i].verdicts, records[i].verdicts);
+    EXPECT_EQ(reloaded[i].info, records[i].info);
+    EXPECT_EQ(reloaded[i].failure_reason, records[i].failure_reason);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+#include "active-probes/probe/rungs.h"
+
+#include <array>
+
+namespace fabric::probe {
+namespace {
+
+constexpr Direction kSendOnly[] = {Direction::kSend};
+constexpr Direction kBothWays[] = {Direction::kSend, Direction::kReceive};
+constexpr Direction kUndirected[] = {Direction::kNone};
+
+// clang-format off
+constexpr std::array<RungInfo, 6> kRungs = {{
+  {Rung::kRdma,         "rdma",          "RDMA write",    RungTarget::kPeer,      kSendOnly,   true,  true},
+  {Rung::kTcpMulti,     "tcp_multi",     "N-stream TCP",  RungTarget::kPeer,      kBothWays,   true,  true},
+  {Rung::kTcpSingle,    "tcp_single",    "1-stream TCP",  RungTarget::kPeer,      kBothWays,   true,  false},
+  {Rung::kStorageRead,  "storage_read",  "storage read",  RungTarget::kDirectory, kUndirected, true,  true},
+  {Rung::kStorageWrite, "storage_write", "storage write", RungTarget::kDirectory, kUndirected, true,  true},
+  {Rung::kPath,         "path",          "path check",    RungTarget::kPeer,      kUndirected, false, false},
+}};
+// clang-format on
+
+}  // namespace
+
+std::span<const RungInfo> Rungs() { return kRungs; }
+
+const RungInfo& InfoOf(Rung rung) {
+  for (const auto& info : kRungs) {
+    if (info.id == rung) return info;
+  }
+  return kRungs[0];  // Unreachable: every rung has a row (tested).
+}
+
+std::string_view RungLabel(Rung rung) { return InfoOf(rung).label; }
+
+std::optional<Rung> RungFromLabel(std::string_view label) {
+  for (const auto& info : kRungs) {
+    if (info.label == label) return info.id;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fabric::probe

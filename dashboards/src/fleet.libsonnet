@@ -1,0 +1,108 @@
+// Fabric fleet: the fleet at 16 to 1,000 nodes (issue 22 item 8). Every panel
+// reads recording rules of rules/mixin/fleet.libsonnet whose series count is
+// bounded by racks (rack x rack), by the nodes of the selected racks, or by K
+// (the worst paths), so the panels stay readable and the queries cheap however
+// many nodes the fleet has. Drill down: a cell of the rack matrix selects its
+// racks; the node x rack matrix and the worst paths follow the selection.
+local g = import '../lib/grafana.libsonnet';
+local c = import 'common.libsonnet';
+
+local worst = 20;  // K of the worst-paths table
+local topology = 'instance:fabric_fleet_topology:info';
+local topoSel = '%s{instance=~"$instance", rack=~"$rack", plane=~"$plane"}' % topology;
+local peerTopology = 'instance_target:fabric_fleet_peer_topology:info';
+local rackSel = 'rack=~"$rack", target_rack=~"$target_rack"';
+local ratioThresholds = g.thresholds([[null, 'red'], [0.5, 'orange'], [0.8, 'green']]);
+local colored = { fieldConfig+: { defaults+: { custom: { cellOptions: { type: 'color-background' } } } } };
+// A cell of a rack matrix links to this dashboard with its two racks selected:
+// the row's rack is field 0 of the row (groupingToMatrix names that column
+// "rack\target_rack"), the target rack the cell's column name.
+local drill = { fieldConfig+: { defaults+: { links: [{
+  title: 'Drill down: the nodes and worst paths of ${__data.fields[0]} into ${__field.name}',
+  url: '/d/fabric-ladder-fleet?${datasource:queryparam}&${job:queryparam}&var-rack=${__data.fields[0]}&var-target_rack=${__field.name}',
+}] } } };
+local fleetWide(t) = t { fleet:: true };
+
+local rackVar(name, label, from) = g.queryVariable(
+  name, label, 'label_values(%s{instance=~"$instance"}, %s)' % [topology, from]
+);
+
+g.dashboard(
+  'fabric-ladder-fleet',
+  'Fabric fleet',
+  'The fleet by rack and plane: rack x rack path matrices, per-rack ladders, the worst paths, and how many nodes show each bottleneck shape (the fleet circuit breaker). Readable and cheap at 1,000 nodes: every panel reads per-rack recording rules or a bounded top-K.',
+  [
+    g.row('Rack x rack'),
+    g.table(
+      'Rack matrix: worst path from each rack into each rack, sending (fraction of line rate)',
+      'Rows are the sending rack, columns the receiving rack: the lowest binding ceiling of any path from a node of the row into the column (per-pair results and the per-node summaries per target rack), over the sender\'s line rate. A red column is a rack (or its uplinks) everyone reaches slowly; a red row is a rack that sends slowly. Click a cell to drill down.',
+      [fleetWide(g.target('rack_target_rack_direction:fabric_path_line_ratio:min{%s, direction="send"}' % rackSel, instant=true, table=true))],
+      'percentunit',
+      [{ id: 'groupingToMatrix', options: { rowField: 'rack', columnField: 'target_rack', valueField: 'Value', emptyValue: 'null' } }],
+      w=12, h=9,
+    ) + ratioThresholds + colored + drill,
+    g.table(
+      'Rack matrix: median node, sending (fraction of line rate)',
+      'As the worst-path matrix, but the median over the row\'s nodes of each node\'s worst path into the column: a cell red here and in the worst matrix is the whole rack pair, a cell red only in the worst matrix is one node or one path.',
+      [fleetWide(g.target('rack_target_rack_direction:fabric_path_line_ratio:median{%s, direction="send"}' % rackSel, instant=true, table=true))],
+      'percentunit',
+      [{ id: 'groupingToMatrix', options: { rowField: 'rack', columnField: 'target_rack', valueField: 'Value', emptyValue: 'null' } }],
+      w=12, h=9,
+    ) + ratioThresholds + colored + drill,
+
+    g.row('Per-rack ladders'),
+    g.barGauge(
+      'Ladder per rack: median node (fraction of line rate)',
+      'Each layer of the ladder (the best each node proved on any path) over line rate, as the median node of each selected rack.',
+      [fleetWide(g.target('rack:fabric_ladder_line_ratio:median{rack=~"$rack"}', '{{rack}} {{layer}}', instant=true))],
+      'percentunit', w=12, h=10,
+    ) + g.minMax(0, 1) + ratioThresholds,
+    g.barGauge(
+      'Ladder per rack: worst node (fraction of line rate)',
+      'Each layer as the worst node of each selected rack: a layer far below the median bar is one node to look at (select the rack, then the node x rack matrix).',
+      [fleetWide(g.target('rack:fabric_ladder_line_ratio:min{rack=~"$rack"}', '{{rack}} {{layer}}', instant=true))],
+      'percentunit', w=12, h=10,
+    ) + g.minMax(0, 1) + ratioThresholds,
+
+    g.row('Nodes and paths'),
+    g.table(
+      'Node x rack: each node\'s worst path into each rack, sending (fraction of line rate)',
+      'Rows are the nodes of the selected racks and planes, columns the receiving racks: bounded by (nodes of the selection) x racks, so select a rack at 1,000 nodes.',
+      [g.target('instance_target_rack_direction:fabric_path_line_ratio:min{instance=~"$instance", target_rack=~"$target_rack", direction="send"} * on (instance) group_left (node) %s' % topoSel, instant=true, table=true)],
+      'percentunit',
+      [{ id: 'groupingToMatrix', options: { rowField: 'node', columnField: 'target_rack', valueField: 'Value', emptyValue: 'null' } }],
+      w=12, h=10,
+    ) + ratioThresholds + colored,
+    g.table(
+      'The %d worst paths' % worst,
+      'The %d paths (node, peer, direction) with the lowest binding ceiling over line rate among the selected racks, planes and target racks, with both ends\' racks: where to start.' % worst,
+      [g.target('bottomk(%d, instance_target_direction:fabric_path_line_ratio:min{instance=~"$instance"} * on (instance) group_left (node, rack, plane) %s * on (instance, target) group_left (target_rack, target_plane) %s{instance=~"$instance", target_rack=~"$target_rack"})' % [worst, topoSel, peerTopology], instant=true, table=true)],
+      'percentunit',
+      [g.organize({ Time: null, __name__: null, job: null, Value: 'fraction of line rate' })],
+      w=12, h=10,
+    ) + ratioThresholds + g.fieldUnit('fraction of line rate', 'percentunit'),
+
+    g.row('Shapes across the fleet'),
+    g.table(
+      'Nodes per bottleneck shape',
+      'How many nodes have a firing alert of each shape (the `shape` label), out of all nodes scraped. Above %g of the fleet (and at least %d nodes) FabricFleetWideShape fires and Alertmanager holds back the per-node alerts of that shape: one shared cause.' % [c.config.fleetShapeShare, c.config.fleetShapeMinNodes],
+      [fleetWide(g.target('count by (shape) (count by (shape, instance) (ALERTS{alertname=~"Fabric.*", alertstate="firing", shape!=""}))', instant=true, table=true))],
+      'short',
+      [g.organize({ Time: null, Value: 'nodes' })],
+      w=12, h=8,
+    ),
+    g.table(
+      'Nodes per rack and role',
+      'The fleet config\'s topology as the exporters report it (fabric_fleet_node_info): nodes per rack, plane and role among the selection.',
+      [g.target('count by (rack, plane, role) (%s)' % topoSel, instant=true, table=true)],
+      'short',
+      [g.organize({ Time: null, Value: 'nodes' })],
+      w=12, h=8,
+    ),
+  ],
+  extraVariables=[
+    rackVar('rack', 'Rack', 'rack'),
+    rackVar('plane', 'Plane', 'plane'),
+    rackVar('target_rack', 'Target rack', 'rack'),
+  ],
+)

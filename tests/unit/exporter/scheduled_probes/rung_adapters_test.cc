@@ -1,0 +1,216 @@
+// The rung adapters (exporter/scheduled_probes/{rdma,tcp,storage}_ladder_probe)
+// through the probe seam against a real responder on 127.0.0.1 (the RDMA data
+// path is the fake backend; sysfs roots are fixture trees): what each fault
+// becomes in the ResultStore. A port that is down is no_active_port whether it
+// is ours or the responder's.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+
+#include "active-probes/rdma/rdma_session.h"
+#include "active-probes/responder/responder.h"
+#include "exporter/scheduled_probes/probe_adapter.h"
+#include "exporter/scheduled_probes/rdma_ladder_probe.h"
+#include "exporter/scheduled_probes/storage_ladder_probe.h"
+#include "exporter/scheduled_probes/tcp_ladder_probe.h"
+#include "tests/unit/active-probes/probe/probe_test_context.h"
+#include "tests/unit/active-probes/rdma/fake_rdma_backend.h"
+#include "tests/unit/test_dir.h"
+
+namespace fabric {
+namespace {
+
+using probe::Direction;
+using probe::ProbeValue;
+using probe::Rung;
+
+constexpr char kSecret[] = "rung-adapter-secret-0123456789ab";
+
+std::string FixtureSys(const std::string& name) {
+  return std::string(FABRIC_SOURCE_DIR) + "/tests/fixtures/rdma-" + name + "/sys";
+}
+
+class RungAdapterTest : public ::testing::Test {
+ protected:
+  void StartResponder(std::string sysfs = FixtureSys("loopback"),
+                      probe::RdmaResponderOptions rdma = {}) {
+    probe::ResponderOptions o;
+    o.listen = {probe::HostPort{"127.0.0.1", 0}};
+    o.allow = *probe::ParseCidrList("127.0.0.0/8");
+    o.secret = kSecret;
+    o.max_streams = 8;
+    o.max_duration = std::chrono::milliseconds(3000);
+    o.idle_timeout = std::chrono::milliseconds(1000);
+    o.root = SysRoot("/proc", std::move(sysfs));
+    probe::AddRdmaSessionKind(o, backend_, rdma);
+    responder_ = std::make_unique<probe::Responder>(o);
+    ASSERT_TRUE(responder_->Start().ok());
+    port_ = responder_->bound()[0].port;
+  }
+
+  // One RDMA rung run from a node whose sysfs is `local_sysfs`.
+  std::vector<ProbeRecord> RunRdma(const std::string& local_sysfs, RdmaLadderSettings settings = {},
+                                   const std::string& secret = kSecret) {
+    settings.enabled = true;
+    settings.qps = 2;
+    settings.size = 4096;
+    settings.tx_depth = 8;
+    settings.duration_seconds = 0.2;
+    settings.warmup_seconds = 0.05;
+    RdmaRungProbe rung(settings, secret, port_, self_, peer_, &backend_);
+    fabric::testing::TestContext local(SysRoot("/proc", local_sysfs));
+    ResultStore store;
+    outcome_ = RunAndRecord(rung, local.context(), store);
+    return store.Snapshot();
+  }
+
+  std::vector<ProbeRecord> RunTcp(Rung rung, const std::string& secret = kSecret) {
+    TcpLadderSettings settings;
+    settings.enabled = true;
+    settings.duration_seconds = 0.2;
+    settings.warmup_seconds = 0.05;
+    settings.streams = 2;
+    settings.port = port_;
+    settings.secret = secret;
+    TcpRungProbe probe(rung, settings, self_, peer_);
+    fabric::testing::TestContext local;
+    ResultStore store;
+    outcome_ = RunAndRecord(probe, local.context(), store);
+    return store.Snapshot();
+  }
+
+  FleetNode self_{"node-a", "127.0.0.1", "", 0};
+  FleetNode peer_{"node-b", "127.0.0.1", "", 0};
+  probe::testing::FakeRdmaBackend backend_;
+  std::unique_ptr<probe::Responder> responder_;
+  uint16_t port_ = 1;  // Nothing listens there until StartResponder.
+  ProbeOutcome outcome_ = ProbeOutcome::kIdle;
+};
+
+void ExpectFailure(const std::vector<ProbeRecord>& records, const std::string& reason,
+                   size_t directions = 1) {
+  ASSERT_EQ(records.size(), directions);
+  for (const auto& r : records) {
+    EXPECT_FALSE(r.success);
+    EXPECT_EQ(r.failure_reason, reason) << r.failure_detail;
+    EXPECT_FALSE(r.failure_detail.empty());
+    EXPECT_TRUE(r.values.empty());
+  }
+}
+
+TEST_F(RungAdapterTest, RdmaSuccessIsOneSendRecordWithTheRungsValues) {
+  StartResponder();
+  auto records = RunRdma(FixtureSys("loopback"));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(records[0].success) << records[0].failure_detail;
+  EXPECT_EQ(records[0].key, (ProbeKey{Rung::kRdma, "node-b", Direction::kSend}));
+  EXPECT_GT(records[0].values.at(ProbeValue::kThroughput), 0);
+  EXPECT_DOUBLE_EQ(records[0].values.at(ProbeValue::kStreams), 2);
+  EXPECT_EQ(outcome_, ProbeOutcome::kSuccess);
+}
+
+TEST_F(RungAdapterTest, RdmaOurPortDownIsNoActivePort) {
+  StartResponder();
+  RdmaLadderSettings settings;
+  settings.device = "mlx5_1";  // Its port is down in the fixture.
+  ExpectFailure(RunRdma(FixtureSys("two-devices"), settings), "no_active_port");
+  EXPECT_EQ(outcome_, ProbeOutcome::kFailure);
+}
+
+TEST_F(RungAdapterTest, RdmaTheRespondersPortDownIsNoActivePort) {
+  StartResponder(FixtureSys("loopback-down"));
+  auto records = RunRdma(FixtureSys("loopback"));
+  ExpectFailure(records, "no_active_port");
+  EXPECT_NE(records[0].failure_detail.find("responder"), std::string::npos);
+}
+
+TEST_F(RungAdapterTest, RdmaNoDeviceHereOrThere) {
+  StartResponder();
+  ExpectFailure(RunRdma(FixtureSys("two-devices") + "/nonexistent"), "no_device");
+  // Devices here, none on the interface the control connection uses (lo).
+  ExpectFailure(RunRdma(FixtureSys("two-devices")), "no_device");
+}
+
+TEST_F(RungAdapterTest, RdmaRefusedAuthAndRejected) {
+  ExpectFailure(RunRdma(FixtureSys("loopback")), "refused");  // Nothing listens.
+  probe::RdmaResponderOptions small;
+  small.max_region_bytes = 4096;
+  StartResponder(FixtureSys("loopback"), small);
+  ExpectFailure(RunRdma(FixtureSys("loopback"), {}, "not-the-secret-at-all-000000000"), "auth");
+  ExpectFailure(RunRdma(FixtureSys("loopback")), "rejected");  // 2 x 4 KiB over the limit.
+}
+
+TEST_F(RungAdapterTest, RdmaStoppedRecordsNothing) {
+  StartResponder();
+  // The stop comes mid-window (the run would last 2.5 s): the run ends early
+  // and the adapter records nothing, so the previous result stands.
+  RdmaLadderSettings settings;
+  settings.qps = 2;
+  settings.size = 4096;
+  settings.tx_depth = 8;
+  settings.duration_seconds = 2.5;
+  settings.warmup_seconds = 0.05;
+  RdmaRungProbe rung(settings, kSecret, port_, self_, peer_, &backend_);
+  fabric::testing::TestContext local(SysRoot("/proc", FixtureSys("loopback")));
+  ResultStore store;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    local.stop.RequestStop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(RunAndRecord(rung, local.context(), store), ProbeOutcome::kFailure);
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2000));
+  auto records = store.Snapshot();
+  EXPECT_TRUE(records.empty()) << records[0].failure_reason << ": " << records[0].failure_detail;
+}
+
+TEST_F(RungAdapterTest, TcpSuccessRecordsBothDirections) {
+  StartResponder();
+  auto records = RunTcp(Rung::kTcpMulti);
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& r : records) {
+    EXPECT_TRUE(r.success) << r.failure_detail;
+    EXPECT_EQ(r.key.probe, Rung::kTcpMulti);
+    EXPECT_GT(r.values.at(ProbeValue::kThroughput), 0);
+    EXPECT_DOUBLE_EQ(r.values.at(ProbeValue::kStreams), 2);
+  }
+  EXPECT_EQ(records[0].key.direction, Direction::kReceive);
+  EXPECT_EQ(records[1].key.direction, Direction::kSend);
+}
+
+TEST_F(RungAdapterTest, TcpRefusedAuthAndUnreachable) {
+  ExpectFailure(RunTcp(Rung::kTcpSingle), "refused", 2);
+  StartResponder();
+  ExpectFailure(RunTcp(Rung::kTcpMulti, "not-the-secret-at-all-000000000"), "auth", 2);
+  peer_.address = "no-such-host.invalid";
+  ExpectFailure(RunTcp(Rung::kTcpMulti), "unreachable", 2);
+}
+
+TEST_F(RungAdapterTest, StorageFullFilesystemIsNoSpace) {
+  fabric::testing::TestDir dir;
+  StorageLadderSettings settings;
+  settings.enabled = true;
+  settings.directory = dir.path().string();
+  settings.size_bytes = 1 << 20;
+  settings.reserve_bytes = 1ull << 62;  // More than any filesystem here has free.
+  settings.duration_seconds = 0.1;
+  settings.warmup_seconds = 0;
+  StorageRungProbe write(Rung::kStorageWrite, settings);
+  fabric::testing::TestContext local;
+  ResultStore store;
+  EXPECT_EQ(RunAndRecord(write, local.context(), store), ProbeOutcome::kFailure);
+  auto records = store.Snapshot();
+  ExpectFailure(records, "no_space");
+  EXPECT_EQ(records[0].key, (ProbeKey{Rung::kStorageWrite, dir.path().string(), Direction::kNone}));
+
+  settings.directory = dir.path().string() + "/missing";
+  StorageRungProbe read(Rung::kStorageRead, settings);
+  ResultStore other;
+  RunAndRecord(read, local.context(), other);
+  ExpectFailure(other.Snapshot(), "error");
+}
+
+}  // namespace
+}  // namespace fabric
