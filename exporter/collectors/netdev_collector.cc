@@ -8,10 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/kernel/net_class.h"
 #include "common/parse/driver_stats.h"
-#include "common/parse/sysctl_parse.h"
 #include "common/parse/sysfs_values.h"
-#include "common/read/file_reader.h"
 #include "common/strings.h"
 #include "exporter/backends/ethtool_backend.h"
 
@@ -86,7 +85,7 @@ class NetdevCollector : public Collector {
   }
 
   Status Collect(MetricSink& sink) override {
-    auto names = ListDirectory(root_.Sys("class/net"));
+    auto names = ListNetInterfaces(root_);
     if (names.absent()) return OkStatus();
     if (!names.ok()) return Unexpected{names.error()};
     // Plans of interfaces that went away go too (containers churn veths).
@@ -97,7 +96,7 @@ class NetdevCollector : public Collector {
       if (settings_.device_exclude && std::regex_search(name, *settings_.device_exclude)) {
         continue;
       }
-      const AttributeDir dir(root_.Sys("class/net/" + name));
+      const AttributeDir dir = NetInterfaceDir(root_, name);
       std::string pci_from_link;
       if (!Selected(name, dir, pci_from_link)) continue;
       FABRIC_RETURN_IF_ERROR(CollectInterface(name, dir, pci_from_link, sink));
@@ -122,32 +121,13 @@ class NetdevCollector : public Collector {
     return settings_.device_include && std::regex_search(name, *settings_.device_include);
   }
 
-  // Reads class/net/<if>/<file> as an integer; nullopt when absent (speed
-  // and carrier read EINVAL while the link is down).
-  static Result<std::optional<int64_t>> ReadInt(const AttributeDir& dir, const std::string& file) {
-    auto text = dir.Read(file);
-    if (text.absent()) return std::optional<int64_t>{};
-    if (!text.ok()) return Unexpected{text.error()};
-    auto v = ParseSysctlInt(*text, dir.path() + "/" + file);
-    if (!v.ok()) return Unexpected{v.error()};
-    return std::optional<int64_t>{*v};
-  }
-
-  static Result<std::optional<std::string>> ReadWord(const AttributeDir& dir,
-                                                     const std::string& file) {
-    auto text = dir.Read(file);
-    if (text.absent()) return std::optional<std::string>{};
-    if (!text.ok()) return Unexpected{text.error()};
-    return std::optional<std::string>{std::string(TrimSpace(*text))};
-  }
-
   Status CollectInterface(const std::string& ifname, const AttributeDir& dir,
                           const std::string& pci_from_link, MetricSink& sink) {
     const LabelPairs dev = {{"device", ifname}};
     FABRIC_RETURN_IF_ERROR(CollectLink(dir, dev, sink));
-    const AttributeDir statistics(dir.path() + "/statistics");
+    const AttributeDir statistics = NetStatisticsDir(dir);
     for (const auto& c : kInterfaceCounters) {
-      auto v = ReadInt(statistics, c.file);
+      auto v = ReadNetInt(statistics, c.file);
       if (!v.ok()) return Unexpected{v.error()};
       if (!*v) continue;
       LabelPairs labels = dev;
@@ -178,14 +158,14 @@ class NetdevCollector : public Collector {
   }
 
   Status CollectLink(const AttributeDir& dir, const LabelPairs& dev, MetricSink& sink) {
-    auto mtu = ReadInt(dir, "mtu");
+    auto mtu = ReadNetInt(dir, "mtu");
     if (!mtu.ok()) return Unexpected{mtu.error()};
     if (*mtu) {
       sink.Gauge("fabric_netdev_mtu_bytes",
                  "Interface MTU. A mismatch between the ends of a path breaks jumbo frames.", dev,
                  static_cast<double>(**mtu));
     }
-    auto speed = ReadInt(dir, "speed");
+    auto speed = ReadNetInt(dir, "speed");
     if (!speed.ok()) return Unexpected{speed.error()};
     // -1 (SPEED_UNKNOWN) when the driver does not know it: no series.
     if (*speed && **speed > 0) {
@@ -194,26 +174,26 @@ class NetdevCollector : public Collector {
                  "rung of the ladder this node's throughput is measured against.",
                  dev, static_cast<double>(**speed) * 125000.0);
     }
-    auto carrier_changes = ReadInt(dir, "carrier_changes");
+    auto carrier_changes = ReadNetInt(dir, "carrier_changes");
     if (!carrier_changes.ok()) return Unexpected{carrier_changes.error()};
     if (*carrier_changes) {
       sink.Counter("fabric_netdev_carrier_changes_total",
                    "Times the link went up or down: a flapping link or a renegotiating port.", dev,
                    static_cast<double>(**carrier_changes));
     }
-    auto carrier = ReadInt(dir, "carrier");
+    auto carrier = ReadNetInt(dir, "carrier");
     if (!carrier.ok()) return Unexpected{carrier.error()};
     if (*carrier) {
       sink.Gauge("fabric_netdev_carrier", "1 when the interface has a link (carrier), else 0.", dev,
                  static_cast<double>(**carrier));
     }
-    auto duplex = ReadWord(dir, "duplex");
+    auto duplex = ReadNetWord(dir, "duplex");
     if (!duplex.ok()) return Unexpected{duplex.error()};
     if (*duplex && (**duplex == "full" || **duplex == "half")) {
       sink.Gauge("fabric_netdev_full_duplex", "1 for a full-duplex link, 0 for half duplex.", dev,
                  **duplex == "full" ? 1 : 0);
     }
-    auto operstate = ReadWord(dir, "operstate");
+    auto operstate = ReadNetWord(dir, "operstate");
     if (!operstate.ok()) return Unexpected{operstate.error()};
     if (*operstate) {
       sink.Gauge("fabric_netdev_up", "1 when the interface's operational state (RFC 2863) is up.",
