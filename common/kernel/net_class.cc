@@ -1,5 +1,8 @@
 #include "common/kernel/net_class.h"
 
+#include <algorithm>
+
+#include "common/parse/cpu_list_parse.h"
 #include "common/parse/sysctl_parse.h"
 #include "common/strings.h"
 
@@ -47,6 +50,51 @@ std::optional<int64_t> ReadNetSpeedMbps(const SysRoot& root, const std::string& 
   auto speed = ReadNetInt(NetInterfaceDir(root, ifname), "speed");
   if (!speed.ok() || !*speed || **speed <= 0) return std::nullopt;
   return **speed;
+}
+
+Result<NetQueues> ListNetQueues(const AttributeDir& interface_dir) {
+  auto names = ListDirectory(interface_dir.path() + "/queues");
+  if (!names.ok()) return Unexpected{names.error()};
+  NetQueues queues;
+  std::vector<std::pair<uint64_t, std::string>> rx, tx;
+  for (const auto& name : *names) {
+    const bool is_rx = StartsWith(name, "rx-");
+    if (!is_rx && !StartsWith(name, "tx-")) continue;
+    auto n = ParseUint64(std::string_view(name).substr(3));
+    if (!n) continue;
+    (is_rx ? rx : tx).emplace_back(*n, name);
+  }
+  std::sort(rx.begin(), rx.end());
+  std::sort(tx.begin(), tx.end());
+  for (auto& [n, name] : rx) queues.rx.push_back(std::move(name));
+  for (auto& [n, name] : tx) queues.tx.push_back(std::move(name));
+  return queues;
+}
+
+Result<std::optional<std::vector<int>>> ReadNetQueueCpus(const AttributeDir& interface_dir,
+                                                         const std::string& queue,
+                                                         const std::string& file) {
+  auto text = interface_dir.Read("queues/" + queue + "/" + file);
+  if (text.absent()) return std::optional<std::vector<int>>();
+  if (!text.ok()) return Unexpected{text.error()};
+  auto cpus = ParseCpuMask(*text);
+  if (!cpus.ok()) {
+    return MakeError(interface_dir.path() + "/queues/" + queue + "/" + file + ": " +
+                     cpus.error().message);
+  }
+  return std::optional<std::vector<int>>(std::move(*cpus));
+}
+
+Result<std::vector<int>> ListNetDeviceIrqs(const AttributeDir& interface_dir) {
+  auto names = ListDirectory(interface_dir.path() + "/device/msi_irqs");
+  if (!names.ok()) return Unexpected{names.error()};
+  std::vector<int> irqs;
+  for (const auto& name : *names) {
+    auto n = ParseUint64(name);
+    if (n && *n < (uint64_t{1} << 31)) irqs.push_back(static_cast<int>(*n));
+  }
+  std::sort(irqs.begin(), irqs.end());
+  return irqs;
 }
 
 }  // namespace fabric

@@ -42,4 +42,24 @@ std::optional<NetByteCounters> ReadNetByteCounters(const SysRoot& root, const st
 // 0 from veth and virtio).
 std::optional<int64_t> ReadNetSpeedMbps(const SysRoot& root, const std::string& ifname);
 
+// Queue directories under class/net/<ifname>/queues: "rx-0", "rx-1", ...
+// and "tx-0", ...; each list sorted by queue number; absent when the
+// interface has no queues directory.
+struct NetQueues {
+  std::vector<std::string> rx, tx;
+};
+Result<NetQueues> ListNetQueues(const AttributeDir& interface_dir);
+
+// A queue's CPU mask (rx-N/rps_cpus, tx-N/xps_cpus) as CPU numbers; nullopt
+// when the kernel has no such file (RPS/XPS not built, or a single-queue
+// device without XPS).
+Result<std::optional<std::vector<int>>> ReadNetQueueCpus(const AttributeDir& interface_dir,
+                                                         const std::string& queue,
+                                                         const std::string& file);
+
+// The MSI/MSI-X interrupts of the interface's PCI function
+// (class/net/<ifname>/device/msi_irqs), sorted; absent for interfaces
+// without a PCI device or with legacy interrupts.
+Result<std::vector<int>> ListNetDeviceIrqs(const AttributeDir& interface_dir);
+
 }  // namespace fabric

@@ -14,4 +14,8 @@ namespace fabric {
 // above 65535 are an error (no kernel has that many).
 Result<std::vector<int>> ParseCpuList(std::string_view text);
 
+// "00000000,000000f1" (32-bit hex words, most significant first, as
+// rps_cpus and xps_cpus print them) -> {0,4,5,6,7}; all zeros is no CPUs.
+Result<std::vector<int>> ParseCpuMask(std::string_view text);
+
 }  // namespace fabric

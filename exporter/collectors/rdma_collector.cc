@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/kernel/infiniband.h"
+#include "exporter/collectors/device_errors.h"
 
 namespace fabric {
 namespace {
@@ -143,6 +144,9 @@ constexpr RdmaCounter kHwCounters[] = {
 };
 // clang-format on
 
+// A device or port whose attributes cannot be read loses only its own
+// families: sources "device" (identity), "port" (state, rate, link layer),
+// "counters" and "hw_counters", the port ones recorded as device "mlx5_0/1".
 class RdmaCollector : public Collector {
  public:
   explicit RdmaCollector(const SysRoot& root) : root_(root) {}
@@ -151,13 +155,14 @@ class RdmaCollector : public Collector {
     auto devices = ListIbDevices(root_);
     if (devices.absent()) return OkStatus();  // No RDMA devices on this host.
     if (!devices.ok()) return Unexpected{devices.error()};
-    for (const auto& dev : *devices) FABRIC_RETURN_IF_ERROR(CollectDevice(dev, sink));
+    errors_.BeginScrape();
+    for (const auto& dev : *devices) CollectDevice(dev, sink);
+    errors_.Emit(sink);
     return OkStatus();
   }
 
  private:
-  Status CollectDevice(const std::string& dev, MetricSink& sink) {
-    const std::string pci = IbDevicePciAddress(root_, dev);
+  Status EmitDeviceInfo(const std::string& dev, const std::string& pci, MetricSink& sink) {
     LabelPairs info = {{"device", dev}, {"pci_address", pci}};
     const AttributeDir device_dir(IbDevicePath(root_, dev));
     for (auto [file, label] : {std::pair{"hca_type", "hca_type"},
@@ -172,13 +177,15 @@ class RdmaCollector : public Collector {
               "RDMA device identity: HCA type, firmware, board, node GUID and the PCI function "
               "(joins to the pcie and netdev collectors on pci_address).",
               info);
-    auto ports = ListIbPorts(root_, dev);
-    if (ports.absent()) return OkStatus();
-    if (!ports.ok()) return Unexpected{ports.error()};
-    for (const auto& port : *ports) {
-      FABRIC_RETURN_IF_ERROR(CollectPort(dev, port, pci, sink));
-    }
     return OkStatus();
+  }
+
+  void CollectDevice(const std::string& dev, MetricSink& sink) {
+    const std::string pci = IbDevicePciAddress(root_, dev);
+    errors_.Check(dev, "device", EmitDeviceInfo(dev, pci, sink));
+    auto ports = ListIbPorts(root_, dev);
+    if (!errors_.Check(dev, "device", ports)) return;
+    for (const auto& port : *ports) CollectPort(dev, port, pci, sink);
   }
 
   // The netdev a port carries (RoCE) or is carried by (IPoIB): the GID
@@ -191,65 +198,91 @@ class RdmaCollector : public Collector {
     return std::string();
   }
 
-  Status CollectPort(const std::string& dev, const std::string& port, const std::string& pci,
-                     MetricSink& sink) {
-    const AttributeDir dir(IbPortPath(root_, dev, port));
-    const LabelPairs labels = {{"device", dev}, {"port", port}};
+  struct PortFacts {
+    std::string link_layer, netdev;
+    std::optional<IbStateValue> state, phys_state;
+    std::optional<double> rate;
+  };
+
+  Result<PortFacts> ReadPort(const std::string& dev, const AttributeDir& dir) {
+    PortFacts f;
     auto link_layer = ReadIbWord(dir, "link_layer");
     if (!link_layer.ok()) return Unexpected{link_layer.error()};
+    f.link_layer = *link_layer;
     auto netdev = PortNetdev(dev, dir);
     if (!netdev.ok()) return Unexpected{netdev.error()};
-    sink.Info("fabric_rdma_port_info",
-              "RDMA port identity: link layer (InfiniBand or Ethernet for RoCE), the netdev it "
-              "maps to and the PCI function, joining RDMA, netdev and pcie series.",
-              {{"device", dev},
-               {"port", port},
-               {"link_layer", *link_layer},
-               {"netdev", *netdev},
-               {"pci_address", pci}});
-
-    for (auto [file, metric, help] : {
-             std::tuple{"state", "fabric_rdma_port_state",
-                        "Logical port state code (ports/N/state): 1 DOWN, 2 INIT, 3 ARMED, 4 "
-                        "ACTIVE, 5 ACTIVE_DEFER. Only 4 carries traffic."},
-             {"phys_state", "fabric_rdma_port_physical_state",
-              "Physical port state code (ports/N/phys_state): 2 Polling, 3 Disabled, 4 "
-              "PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test."},
-         }) {
+    f.netdev = *netdev;
+    for (auto [file, out] : {std::pair{"state", &f.state}, {"phys_state", &f.phys_state}}) {
       auto state = ReadIbState(dir, file);
       if (!state.ok()) return Unexpected{state.error()};
-      if (!*state) continue;
-      sink.Gauge(metric, help, labels, static_cast<double>((*state)->code));
+      *out = *state;
     }
     auto rate = ReadIbRateBytes(dir);
     if (!rate.ok()) return Unexpected{rate.error()};
-    if (*rate) {
-      sink.Gauge("fabric_rdma_port_rate_bytes",
-                 "Port data rate in bytes per second (ports/N/rate: width x lane speed).", labels,
-                 **rate);
-    }
-    FABRIC_RETURN_IF_ERROR(
-        Counters(IbCounterDir(root_, dev, port, IbCounterSet::kPort), kPortCounters, labels, sink));
-    FABRIC_RETURN_IF_ERROR(
-        Counters(IbCounterDir(root_, dev, port, IbCounterSet::kHw), kHwCounters, labels, sink));
-    return OkStatus();
+    f.rate = *rate;
+    return f;
   }
 
+  void CollectPort(const std::string& dev, const std::string& port, const std::string& pci,
+                   MetricSink& sink) {
+    const AttributeDir dir(IbPortPath(root_, dev, port));
+    const LabelPairs labels = {{"device", dev}, {"port", port}};
+    const std::string where = dev + "/" + port;
+    if (auto f = ReadPort(dev, dir); errors_.Check(where, "port", f)) {
+      sink.Info("fabric_rdma_port_info",
+                "RDMA port identity: link layer (InfiniBand or Ethernet for RoCE), the netdev it "
+                "maps to and the PCI function, joining RDMA, netdev and pcie series.",
+                {{"device", dev},
+                 {"port", port},
+                 {"link_layer", f->link_layer},
+                 {"netdev", f->netdev},
+                 {"pci_address", pci}});
+      if (f->state) {
+        sink.Gauge("fabric_rdma_port_state",
+                   "Logical port state code (ports/N/state): 1 DOWN, 2 INIT, 3 ARMED, 4 "
+                   "ACTIVE, 5 ACTIVE_DEFER. Only 4 carries traffic.",
+                   labels, static_cast<double>(f->state->code));
+      }
+      if (f->phys_state) {
+        sink.Gauge("fabric_rdma_port_physical_state",
+                   "Physical port state code (ports/N/phys_state): 2 Polling, 3 Disabled, 4 "
+                   "PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.",
+                   labels, static_cast<double>(f->phys_state->code));
+      }
+      if (f->rate) {
+        sink.Gauge("fabric_rdma_port_rate_bytes",
+                   "Port data rate in bytes per second (ports/N/rate: width x lane speed).", labels,
+                   *f->rate);
+      }
+    }
+    Counters(where, "counters", IbCounterDir(root_, dev, port, IbCounterSet::kPort), kPortCounters,
+             labels, sink);
+    Counters(where, "hw_counters", IbCounterDir(root_, dev, port, IbCounterSet::kHw), kHwCounters,
+             labels, sink);
+  }
+
+  // Reads the whole table before writing any of it.
   template <size_t N>
-  Status Counters(const AttributeDir& dir, const RdmaCounter (&table)[N], const LabelPairs& labels,
-                  MetricSink& sink) {
+  void Counters(const std::string& where, const char* source, const AttributeDir& dir,
+                const RdmaCounter (&table)[N], const LabelPairs& labels, MetricSink& sink) {
+    std::vector<std::pair<const RdmaCounter*, uint64_t>> values;
     for (const auto& c : table) {
       auto v = ReadIbCounter(dir, c.file);
-      if (!v.ok()) return Unexpected{v.error()};
-      if (!*v) continue;
-      LabelPairs l = labels;
-      if (c.label != nullptr) l.emplace_back(c.label, c.value);
-      sink.Counter(c.metric, c.help, l, static_cast<double>(**v) * c.scale);
+      if (!v.ok()) {
+        errors_.Record(where, source, v.error());
+        return;
+      }
+      if (*v) values.emplace_back(&c, **v);
     }
-    return OkStatus();
+    for (const auto& [c, value] : values) {
+      LabelPairs l = labels;
+      if (c->label != nullptr) l.emplace_back(c->label, c->value);
+      sink.Counter(c->metric, c->help, l, static_cast<double>(value) * c->scale);
+    }
   }
 
   SysRoot root_;
+  DeviceErrors errors_{"rdma"};
 };
 
 }  // namespace
