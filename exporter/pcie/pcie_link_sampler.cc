@@ -34,7 +34,7 @@ void PcieLinkTracker::Add(const PcieLinkSample& sample, const PcieLinkCapability
 PcieLinkSampler::PcieLinkSampler(const SysRoot& root, Mode mode, std::chrono::milliseconds interval)
     : root_(root), mode_(mode), interval_(interval) {
   if (mode_ == Mode::kLive) {
-    thread_ = std::jthread([this](std::stop_token stop) { Run(std::move(stop)); });
+    thread_ = std::jthread([this](const std::stop_token& stop) { Run(stop); });
   }
 }
 
@@ -97,7 +97,7 @@ void PcieLinkSampler::SampleOnce(double seconds) {
   }
 }
 
-void PcieLinkSampler::Run(std::stop_token stop) {
+void PcieLinkSampler::Run(const std::stop_token& stop) {
   std::mutex wait_mutex;
   while (!stop.stop_requested()) {
     SampleOnce(Monotonic());

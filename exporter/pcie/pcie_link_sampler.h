@@ -86,7 +86,7 @@ class PcieLinkSampler {
     PcieLinkCapability capable;
     PcieLinkTracker tracker;
   };
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
   void Replay(const std::string& address, Device& device);
 
   const SysRoot root_;
