@@ -11,15 +11,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/kernel/netlink_socket.h"
+#include "common/parse/route_parse.h"
 #include "common/unique_fd.h"
 
 namespace fabric {
 namespace {
-
-std::string AddressText(int family, const void* data) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  return inet_ntop(family, data, buf, sizeof buf) ? buf : "";
-}
 
 int InterfaceMtu(const std::string& name) {
   UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -27,6 +24,11 @@ int InterfaceMtu(const std::string& name) {
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
   if (!fd.valid() || ::ioctl(fd.get(), SIOCGIFMTU, &request) != 0) return 0;
   return request.ifr_mtu;
+}
+
+std::string ErrnoText(int64_t err) {
+  return err > 0 && err < 4096 ? std::strerror(static_cast<int>(err))
+                               : "code " + std::to_string(-err);
 }
 
 }  // namespace
@@ -47,10 +49,9 @@ Result<RouteInfo> LookupRoute(const std::string& address) {
     family = AF_INET6;
     address_length = 16;
   }
-  UniqueFd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-  if (!fd.valid()) return no_route(std::string("netlink socket: ") + std::strerror(errno));
-  timeval timeout{2, 0};
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  auto socket = NetlinkSocket::Open(NETLINK_ROUTE);
+  if (!socket.ok()) return no_route(socket.error().message);
+  socket->SetReceiveTimeout(std::chrono::seconds(2));
 
   struct {
     nlmsghdr header;
@@ -70,55 +71,26 @@ Result<RouteInfo> LookupRoute(const std::string& address) {
   std::memcpy(RTA_DATA(attribute), destination, address_length);
   request.header.nlmsg_len = NLMSG_ALIGN(request.header.nlmsg_len) + RTA_ALIGN(attribute->rta_len);
 
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  if (::sendto(fd.get(), &request, request.header.nlmsg_len, 0,
-               reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
-    return no_route(std::string("netlink send: ") + std::strerror(errno));
+  auto reply = socket->Request(&request, request.header.nlmsg_len);
+  if (!reply.ok()) return no_route(reply.error().message);
+  const RouteReply route = ParseRouteReply(*reply);
+  switch (route.kind) {
+    case RouteReply::Kind::kError:
+      return no_route("no route to " + address + ": " + ErrnoText(route.error));
+    case RouteReply::Kind::kNone:
+      return no_route("no route reply for " + address);
+    case RouteReply::Kind::kRoute:
+      break;
   }
-  alignas(nlmsghdr) char reply[8192];
-  ssize_t n = ::recv(fd.get(), reply, sizeof reply, 0);
-  if (n < 0) return no_route(std::string("netlink receive: ") + std::strerror(errno));
-  for (auto* header = reinterpret_cast<nlmsghdr*>(reply); NLMSG_OK(header, n);
-       header = NLMSG_NEXT(header, n)) {
-    if (header->nlmsg_type == NLMSG_ERROR) {
-      int err = -reinterpret_cast<nlmsgerr*>(NLMSG_DATA(header))->error;
-      return no_route("no route to " + address + ": " + std::strerror(err));
-    }
-    if (header->nlmsg_type != RTM_NEWROUTE) continue;
-    RouteInfo info;
-    auto* route = reinterpret_cast<rtmsg*>(NLMSG_DATA(header));
-    int length = static_cast<int>(RTM_PAYLOAD(header));
-    for (auto* a = RTM_RTA(route); RTA_OK(a, length); a = RTA_NEXT(a, length)) {
-      switch (a->rta_type) {
-        case RTA_OIF: {
-          char name[IF_NAMESIZE] = {};
-          if (if_indextoname(*reinterpret_cast<int*>(RTA_DATA(a)), name)) info.interface = name;
-          break;
-        }
-        case RTA_PREFSRC:
-          info.source_address = AddressText(family, RTA_DATA(a));
-          break;
-        case RTA_GATEWAY:
-          info.gateway = AddressText(family, RTA_DATA(a));
-          break;
-        case RTA_METRICS: {
-          int metrics_length = static_cast<int>(RTA_PAYLOAD(a));
-          for (auto* m = reinterpret_cast<rtattr*>(RTA_DATA(a)); RTA_OK(m, metrics_length);
-               m = RTA_NEXT(m, metrics_length)) {
-            if (m->rta_type == RTAX_MTU) info.mtu = *reinterpret_cast<int*>(RTA_DATA(m));
-          }
-          break;
-        }
-        default:
-          break;
-      }
-    }
-    if (info.interface.empty()) return no_route("route to " + address + " has no interface");
-    if (info.mtu == 0) info.mtu = InterfaceMtu(info.interface);
-    return info;
-  }
-  return no_route("no route reply for " + address);
+  RouteInfo info;
+  char name[IF_NAMESIZE] = {};
+  if (route.oif != 0 && if_indextoname(route.oif, name)) info.interface = name;
+  info.source_address = route.prefsrc;
+  info.gateway = route.gateway;
+  info.mtu = static_cast<int>(route.mtu);
+  if (info.interface.empty()) return no_route("route to " + address + " has no interface");
+  if (info.mtu == 0) info.mtu = InterfaceMtu(info.interface);
+  return info;
 }
 
 }  // namespace fabric

@@ -3,18 +3,17 @@
 #include <algorithm>
 #include <tuple>
 
-#include "common/read/file_reader.h"
+#include "common/kernel/infiniband.h"
 #include "common/strings.h"
 
 namespace fabric::probe {
 namespace {
 
-std::optional<uint64_t> ReadCounter(const std::string& path, uint64_t scale = 1) {
-  auto text = ReadAttribute(path);
-  if (!text.ok()) return std::nullopt;
-  auto v = ParseUint64(TrimSpace(*text));
-  if (!v) return std::nullopt;
-  return *v * scale;
+std::optional<uint64_t> ReadCounter(const AttributeDir& dir, const std::string& name,
+                                    uint64_t scale = 1) {
+  auto v = ReadIbCounter(dir, name);
+  if (!v.ok() || !*v) return std::nullopt;
+  return **v * scale;
 }
 
 std::optional<uint64_t> Diff(const std::optional<uint64_t>& a, const std::optional<uint64_t>& b) {
@@ -34,65 +33,35 @@ std::string Describe(const std::vector<RdmaPortInfo>& ports) {
 
 }  // namespace
 
-Result<std::pair<int, std::string>> ParsePortState(std::string_view text) {
-  text = TrimSpace(text);
-  auto colon = text.find(':');
-  if (colon == std::string_view::npos) return MakeError("port state: no ':' in " + Quote(text));
-  auto n = ParseUint64(TrimSpace(text.substr(0, colon)));
-  if (!n || *n > 7) return MakeError("port state: bad number in " + Quote(text));
-  return std::make_pair(static_cast<int>(*n), std::string(TrimSpace(text.substr(colon + 1))));
-}
-
-Result<double> ParsePortRate(std::string_view text) {
-  auto fields = SplitFields(TrimSpace(text));
-  if (fields.size() < 2 || fields[1] != "Gb/sec") {
-    return MakeError("port rate: expected \"N Gb/sec ...\", got " + Quote(text));
-  }
-  auto v = ParseDouble(fields[0]);
-  if (!v || *v < 0) return MakeError("port rate: bad number in " + Quote(text));
-  return *v * 1e9;
-}
-
 Result<std::vector<RdmaPortInfo>> ListRdmaPorts(const SysRoot& root) {
   std::vector<RdmaPortInfo> out;
-  auto devices = ListDirectory(root.Sys("class/infiniband"));
+  auto devices = ListIbDevices(root);
   if (!devices.ok()) {
     if (devices.absent()) return out;
     return Unexpected{devices.error()};
   }
   for (const auto& dev : *devices) {
-    std::string dev_dir = "class/infiniband/" + dev;
-    auto ports = ListDirectory(root.Sys(dev_dir + "/ports"));
+    auto ports = ListIbPorts(root, dev);
     if (!ports.ok()) continue;
     // Interfaces of the device's PCI function, for drivers without gid_attrs.
-    auto pci_net = ListDirectory(root.Sys(dev_dir + "/device/net"));
+    auto pci_net = ListIbDeviceNetdevs(root, dev);
     for (const auto& port_name : *ports) {
       auto num = ParseUint64(port_name);
       if (!num) continue;
-      std::string dir = dev_dir + "/ports/" + port_name;
+      const AttributeDir dir(IbPortPath(root, dev, port_name));
       RdmaPortInfo p;
       p.device = dev;
       p.port = static_cast<uint32_t>(*num);
-      if (auto s = ReadAttribute(root.Sys(dir + "/state")); s.ok()) {
-        if (auto st = ParsePortState(*s); st.ok()) std::tie(p.state, p.state_text) = *st;
+      if (auto st = ReadIbState(dir, "state");
+          st.ok() && *st && (*st)->code >= 0 && (*st)->code <= 7) {
+        p.state = static_cast<int>((*st)->code);
+        p.state_text = (*st)->name;
       }
-      if (auto ll = ReadAttribute(root.Sys(dir + "/link_layer")); ll.ok()) {
-        p.link_layer = std::string(TrimSpace(*ll));
+      p.link_layer = ReadIbWord(dir, "link_layer").value_or(std::string());
+      if (auto rate = ReadIbRateBytes(dir); rate.ok() && *rate) {
+        p.rate_bits_per_second = **rate * 8;
       }
-      if (auto rate = ReadAttribute(root.Sys(dir + "/rate")); rate.ok()) {
-        p.rate_bits_per_second = ParsePortRate(*rate).value_or(0.0);
-      }
-      if (auto ndevs = ListDirectory(root.Sys(dir + "/gid_attrs/ndevs")); ndevs.ok()) {
-        for (const auto& idx : *ndevs) {
-          // Unused GID slots read EINVAL/empty: skip them.
-          auto name = ReadAttribute(root.Sys(dir + "/gid_attrs/ndevs/" + idx));
-          if (!name.ok()) continue;
-          std::string n(TrimSpace(*name));
-          if (!n.empty() && std::find(p.netdevs.begin(), p.netdevs.end(), n) == p.netdevs.end()) {
-            p.netdevs.push_back(n);
-          }
-        }
-      }
+      p.netdevs = ListIbGidNetdevs(root, dev, port_name);
       if (p.netdevs.empty() && pci_net.ok() && ports->size() == 1) p.netdevs = *pci_net;
       out.push_back(std::move(p));
     }
@@ -143,13 +112,15 @@ Result<RdmaPortInfo> SelectRdmaPort(const std::vector<RdmaPortInfo>& ports,
 }
 
 PortCounters ReadPortCounters(const SysRoot& root, const std::string& device, uint32_t port) {
-  std::string dir = "class/infiniband/" + device + "/ports/" + std::to_string(port);
+  const std::string name = std::to_string(port);
+  const AttributeDir counters = IbCounterDir(root, device, name, IbCounterSet::kPort);
+  const AttributeDir hw = IbCounterDir(root, device, name, IbCounterSet::kHw);
   PortCounters c;
-  c.xmit_bytes = ReadCounter(root.Sys(dir + "/counters/port_xmit_data"), 4);
-  c.rcv_bytes = ReadCounter(root.Sys(dir + "/counters/port_rcv_data"), 4);
-  c.np_cnp_sent = ReadCounter(root.Sys(dir + "/hw_counters/np_cnp_sent"));
-  c.rp_cnp_handled = ReadCounter(root.Sys(dir + "/hw_counters/rp_cnp_handled"));
-  c.out_of_buffer = ReadCounter(root.Sys(dir + "/hw_counters/out_of_buffer"));
+  c.xmit_bytes = ReadCounter(counters, "port_xmit_data", 4);
+  c.rcv_bytes = ReadCounter(counters, "port_rcv_data", 4);
+  c.np_cnp_sent = ReadCounter(hw, "np_cnp_sent");
+  c.rp_cnp_handled = ReadCounter(hw, "rp_cnp_handled");
+  c.out_of_buffer = ReadCounter(hw, "out_of_buffer");
   return c;
 }
 

@@ -1,8 +1,8 @@
 // RDMA devices and ports as sysfs shows them under class/infiniband: which
 // port serves a network interface, whether it is active, its link layer and
 // rate, and the port counters the probe cross-checks its own count against.
-// Read through the read layer (SysRoot + file_reader) so tests run on a
-// fixture tree; the small value parsers are pure and unit-tested.
+// Read through common/kernel's class/infiniband reader so tests run on a
+// fixture tree.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +26,6 @@ struct RdmaPortInfo {
   std::vector<std::string> netdevs;  // network interfaces behind the port's GIDs
   bool active() const { return state == 4; }
 };
-
-// "4: ACTIVE" -> {4, "ACTIVE"}.
-Result<std::pair<int, std::string>> ParsePortState(std::string_view text);
-// "200 Gb/sec (4X HDR)" -> 2e11; "2.5 Gb/sec (1X SDR)" -> 2.5e9.
-Result<double> ParsePortRate(std::string_view text);
 
 // Every port of every RDMA device, sorted by device then port. An absent
 // class/infiniband (no RDMA stack or no device) is an empty list.

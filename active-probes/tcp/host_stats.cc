@@ -1,6 +1,5 @@
 #include "active-probes/tcp/host_stats.h"
 
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <linux/tcp.h>
 #include <net/if.h>
@@ -15,32 +14,19 @@
 #include <cstring>
 
 #include "active-probes/control/cidr.h"
-#include "common/strings.h"
-#include "common/unique_fd.h"
+#include "common/kernel/net_class.h"
+#include "common/kernel/numa.h"
+#include "common/kernel/proc_stat.h"
 
 namespace fabric::probe {
 namespace {
 
-// procfs and sysfs files report a size of 4096 or 0, so read until EOF.
-Result<std::string> ReadSmallFile(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return MakeError(path + ": " + std::strerror(errno));
-  std::string out;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return MakeError(path + ": " + std::strerror(errno));
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return out;
+// The readers take one root; these callers have only one of the two.
+SysRoot ProcRoot(const std::string& procfs) {
+  return SysRoot(procfs, std::string(SysRoot::kDefaultSysfs));
 }
-
-std::optional<uint64_t> ReadUint(const std::string& path) {
-  auto text = ReadSmallFile(path);
-  if (!text.ok()) return std::nullopt;
-  return ParseUint64(TrimSpace(*text));
+SysRoot SysfsRoot(const std::string& sysfs) {
+  return SysRoot(std::string(SysRoot::kDefaultProcfs), sysfs);
 }
 
 }  // namespace
@@ -75,38 +61,8 @@ TcpInfoSample SampleTcpInfo(int fd) {
   return s;
 }
 
-Result<std::vector<CpuTimes>> ParseProcStat(std::string_view text) {
-  std::vector<CpuTimes> out;
-  int line_no = 0;
-  for (auto line : SplitLines(text)) {
-    ++line_no;
-    if (!StartsWith(line, "cpu")) continue;
-    auto f = SplitFields(line);
-    if (f.size() < 8) return MakeError("stat:" + std::to_string(line_no) + ": too few columns");
-    CpuTimes t;
-    if (f[0] != "cpu") {
-      auto id = ParseUint64(f[0].substr(3));
-      if (!id) return MakeError("stat:" + std::to_string(line_no) + ": bad cpu id");
-      t.cpu = static_cast<int>(*id);
-    }
-    uint64_t* cols[] = {&t.user,   &t.nice, &t.system,  &t.idle,
-                        &t.iowait, &t.irq,  &t.softirq, &t.steal};
-    for (size_t i = 0; i < 8; ++i) {
-      if (i + 1 >= f.size()) break;
-      auto v = ParseUint64(f[i + 1]);
-      if (!v) return MakeError("stat:" + std::to_string(line_no) + ": bad number");
-      *cols[i] = *v;
-    }
-    out.push_back(t);
-  }
-  if (out.empty()) return MakeError("stat: no cpu lines");
-  return out;
-}
-
 Result<std::vector<CpuTimes>> ReadProcStat(const std::string& procfs) {
-  auto text = ReadSmallFile(procfs + "/stat");
-  if (!text.ok()) return Unexpected{text.error()};
-  return ParseProcStat(*text);
+  return fabric::ReadProcStat(ProcRoot(procfs));
 }
 
 HostCpuUsage DiffCpu(const std::vector<CpuTimes>& before, const std::vector<CpuTimes>& after) {
@@ -170,56 +126,21 @@ std::string InterfaceForAddress(const sockaddr_storage& local) {
 
 NicCounters ReadNicCounters(const std::string& sysfs, const std::string& iface) {
   NicCounters c;
-  if (iface.empty()) return c;
-  std::string base = sysfs + "/class/net/" + iface + "/statistics/";
-  auto rx = ReadUint(base + "rx_bytes");
-  auto tx = ReadUint(base + "tx_bytes");
-  if (!rx || !tx) return c;
+  auto counters = ReadNetByteCounters(SysfsRoot(sysfs), iface);
+  if (!counters) return c;
   c.valid = true;
-  c.rx_bytes = *rx;
-  c.tx_bytes = *tx;
+  c.rx_bytes = counters->rx_bytes;
+  c.tx_bytes = counters->tx_bytes;
   return c;
 }
 
 double ReadLinkSpeedBps(const std::string& sysfs, const std::string& iface) {
-  if (iface.empty()) return 0;
-  auto text = ReadSmallFile(sysfs + "/class/net/" + iface + "/speed");
-  if (!text.ok()) return 0;
-  auto v = ParseInt64(TrimSpace(*text));
-  if (!v || *v <= 0) return 0;
-  return static_cast<double>(*v) * 1e6;
-}
-
-Result<std::vector<int>> ParseCpuList(std::string_view text) {
-  std::vector<int> out;
-  text = TrimSpace(text);
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    std::string_view item =
-        text.substr(start, comma == std::string_view::npos ? text.size() - start : comma - start);
-    auto dash = item.find('-');
-    auto lo = ParseUint64(item.substr(0, dash));
-    auto hi = dash == std::string_view::npos ? lo : ParseUint64(item.substr(dash + 1));
-    if (!lo || !hi || *hi < *lo || *hi > 65535) return MakeError("bad CPU list " + Quote(text));
-    for (uint64_t c = *lo; c <= *hi; ++c) out.push_back(static_cast<int>(c));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return out;
+  auto mbps = ReadNetSpeedMbps(SysfsRoot(sysfs), iface);
+  return mbps ? static_cast<double>(*mbps) * 1e6 : 0;
 }
 
 std::vector<int> NicNumaCpus(const std::string& sysfs, const std::string& iface) {
-  if (iface.empty()) return {};
-  auto node_text = ReadSmallFile(sysfs + "/class/net/" + iface + "/device/numa_node");
-  if (!node_text.ok()) return {};
-  auto node = ParseInt64(TrimSpace(*node_text));
-  if (!node || *node < 0) return {};
-  auto list =
-      ReadSmallFile(sysfs + "/devices/system/node/node" + std::to_string(*node) + "/cpulist");
-  if (!list.ok()) return {};
-  auto cpus = ParseCpuList(*list);
-  return cpus.ok() ? *cpus : std::vector<int>{};
+  return NetDeviceNumaCpus(SysfsRoot(sysfs), iface);
 }
 
 }  // namespace fabric::probe

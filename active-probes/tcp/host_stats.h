@@ -1,7 +1,8 @@
 // What the TCP probe samples at its window edges to check itself: the
 // kernel's per-socket TCP_INFO, per-CPU time from procfs stat, per-thread CPU
-// clocks, and the NIC's byte counters. Parsers are pure; the readers take the
-// procfs/sysfs roots so tests and containers can point them elsewhere.
+// clocks, and the NIC's byte counters. The files are read by common/kernel's
+// readers; these take the procfs/sysfs roots so tests and containers can
+// point them elsewhere.
 #pragma once
 
 #include <pthread.h>
@@ -12,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/parse/cpu_list_parse.h"
+#include "common/parse/proc_stat_parse.h"
 #include "common/result.h"
 
 namespace fabric::probe {
@@ -33,14 +36,7 @@ struct TcpInfoSample {
 };
 TcpInfoSample SampleTcpInfo(int fd);
 
-// One line of procfs stat, in USER_HZ ticks.
-struct CpuTimes {
-  int cpu = -1;  // -1 for the aggregate "cpu" line
-  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  uint64_t Total() const { return user + nice + system + idle + iowait + irq + softirq + steal; }
-  uint64_t Busy() const { return Total() - idle - iowait; }
-};
-Result<std::vector<CpuTimes>> ParseProcStat(std::string_view text);
+// procfs stat's CPU lines (CpuTimes: common/parse/proc_stat_parse.h).
 Result<std::vector<CpuTimes>> ReadProcStat(const std::string& procfs);
 
 struct HostCpuUsage {
@@ -74,7 +70,5 @@ NicCounters ReadNicCounters(const std::string& sysfs, const std::string& iface);
 double ReadLinkSpeedBps(const std::string& sysfs, const std::string& iface);
 // CPUs of the NUMA node the interface's device sits on, empty when unknown.
 std::vector<int> NicNumaCpus(const std::string& sysfs, const std::string& iface);
-// "0-3,8,10-11" -> {0,1,2,3,8,10,11}
-Result<std::vector<int>> ParseCpuList(std::string_view text);
 
 }  // namespace fabric::probe

@@ -73,6 +73,15 @@ constexpr char kPhyCorrectedHelp[] =
     "Bits corrected by forward error correction at the physical port (mlx5 "
     "rx_corrected_bits_phy, bnxt rx_corrected_bits). A rising rate is a link degrading before "
     "it starts losing frames.";
+constexpr char kPhyLaneErrors[] = "fabric_netdev_phy_lane_bit_errors_total";
+constexpr char kPhyLaneErrorsHelp[] =
+    "Bit errors the physical port detected per lane (mlx5 rx_err_lane_<N>_phy; with FEC on, the "
+    "bits FEC corrected on that lane). The pre-FEC error counter where the kernel's FEC "
+    "statistics are absent: one lane far above its siblings is a bad lane of the cable or optic.";
+constexpr char kPhyLinkDown[] = "fabric_netdev_phy_link_down_events_total";
+constexpr char kPhyLinkDownHelp[] =
+    "Times the physical port's link went down, counted by the NIC (mlx5 link_down_events_phy): "
+    "flaps the port saw even when the interface's carrier counters missed them.";
 constexpr char kQueuePackets[] = "fabric_netdev_queue_packets_total";
 constexpr char kQueuePacketsHelp[] =
     "Packets per NIC queue from the driver (mlx5 rx<N>_packets, ice/virtio rx_queue_<N>_packets, "
@@ -87,7 +96,7 @@ constexpr char kQueueDropsHelp[] =
     "Packets dropped per receive queue by the driver (virtio_net/veth rx_queue_<N>_drops, "
     "rx<N>_drops). Opt-in: collectors.netdev.queue_stats.";
 
-enum class Number { kNone, kPriority, kQueue };
+enum class Number { kNone, kPriority, kQueue, kLane };
 
 struct Rule {
   const char* drivers;  // Space-separated driver names.
@@ -135,6 +144,8 @@ constexpr Rule kRules[] = {
   {kMlx5, "rx_crc_errors_phy", kPhyCrc, kPhyCrcHelp, "rx"},
   {kMlx5, "rx_symbol_err_phy", kPhySymbol, kPhySymbolHelp, "rx"},
   {kMlx5, "rx_corrected_bits_phy", kPhyCorrected, kPhyCorrectedHelp, "rx"},
+  {kMlx5, "rx_err_lane_%_phy", kPhyLaneErrors, kPhyLaneErrorsHelp, "rx", Number::kLane},
+  {kMlx5, "link_down_events_phy", kPhyLinkDown, kPhyLinkDownHelp, nullptr},
   {kMlx5, "rx%_packets", kQueuePackets, kQueuePacketsHelp, "rx", Number::kQueue},
   {kMlx5, "tx%_packets", kQueuePackets, kQueuePacketsHelp, "tx", Number::kQueue},
   {kMlx5, "rx%_bytes", kQueueBytes, kQueueBytesHelp, "rx", Number::kQueue},
@@ -261,7 +272,10 @@ std::optional<TypedDriverStat> ClassifyDriverStat(std::string_view driver, std::
       // "07" and "7" are the same queue: strip leading zeros for a stable label.
       size_t first = number.find_first_not_of('0');
       std::string n = first == std::string_view::npos ? "0" : std::string(number.substr(first));
-      typed.labels.emplace_back(rule.number == Number::kPriority ? "priority" : "queue", n);
+      const char* label = rule.number == Number::kPriority ? "priority"
+                          : rule.number == Number::kLane   ? "lane"
+                                                           : "queue";
+      typed.labels.emplace_back(label, n);
     }
     return typed;
   }

@@ -1,5 +1,8 @@
 #include "common/parse/ethtool_parse.h"
 
+#include <linux/ethtool_netlink.h>
+
+#include "common/parse/nlattr_walk.h"
 #include "common/strings.h"
 
 namespace fabric {
@@ -45,6 +48,11 @@ Result<RecordedCommand> ParseRecordedCommandLine(std::string_view first_line,
     if (f == "-a" || f == "--show-pause") c = EthtoolCommand::kPause;
     if (f == "-l" || f == "--show-channels") c = EthtoolCommand::kChannels;
     if (f == "-g" || f == "--show-ring") c = EthtoolCommand::kRings;
+    if (f == "--show-fec") c = EthtoolCommand::kFec;
+    if (f == "-c" || f == "--show-coalesce") c = EthtoolCommand::kCoalesce;
+    if (f == "-k" || f == "--show-features" || f == "--show-offload") {
+      c = EthtoolCommand::kFeatures;
+    }
     if (!c) continue;
     if (command) {
       return MakeError(std::string(source) + ":1: more than one ethtool command in " +
@@ -54,7 +62,7 @@ Result<RecordedCommand> ParseRecordedCommandLine(std::string_view first_line,
   }
   if (!command) {
     return MakeError(std::string(source) + ":1: not a recorded ethtool command this reads " +
-                     "(-i, -S, -a, -l, -g): " + Quote(first_line));
+                     "(-i, -S, -a, -l, -g, --show-fec, -c, -k): " + Quote(first_line));
   }
   return RecordedCommand{*command, std::string(fields.back())};
 }
@@ -200,6 +208,38 @@ Result<EthtoolLimits> ParseEthtoolLimits(std::string_view text, std::string_view
     return MakeError(std::string(source) + ": no \"Pre-set maximums:\" section");
   }
   return limits;
+}
+
+EthtoolPause ParseEthtoolPauseAttributes(std::string_view attributes) {
+  EthtoolPause pause;
+  WalkNlattrs(attributes, [&](uint16_t type, std::string_view payload) {
+    auto flag = [&](std::optional<bool>& out) {
+      if (auto v = NlattrValue<uint8_t>(payload)) out = *v != 0;
+    };
+    switch (type) {
+      case ETHTOOL_A_PAUSE_AUTONEG:
+        flag(pause.autoneg);
+        break;
+      case ETHTOOL_A_PAUSE_RX:
+        flag(pause.rx);
+        break;
+      case ETHTOOL_A_PAUSE_TX:
+        flag(pause.tx);
+        break;
+      case ETHTOOL_A_PAUSE_STATS:
+        // The kernel leaves out statistics the driver does not keep.
+        WalkNlattrs(payload, [&](uint16_t stat, std::string_view value) {
+          if (stat == ETHTOOL_A_PAUSE_STAT_TX_FRAMES)
+            pause.tx_frames = NlattrValue<uint64_t>(value);
+          if (stat == ETHTOOL_A_PAUSE_STAT_RX_FRAMES)
+            pause.rx_frames = NlattrValue<uint64_t>(value);
+        });
+        break;
+      default:
+        break;
+    }
+  });
+  return pause;
 }
 
 }  // namespace fabric

@@ -1,8 +1,8 @@
 // What ethtool reports about one interface, and parsers for the text the
 // ethtool(8) command prints, so recorded captures (`ethtool -i`, `-S`,
-// `--include-statistics -a`, `-l`, `-g`) can stand in for the kernel in
-// fixture trees. The kernel backend fills the same structs from ioctl and
-// ethtool netlink.
+// `--include-statistics -a`, `-l`, `-g`; FEC, coalescing and features in
+// their own files) can stand in for the kernel in fixture trees. The kernel
+// backend fills the same structs from ioctl and ethtool netlink.
 #pragma once
 
 #include <cstdint>
@@ -49,14 +49,28 @@ struct EthtoolLimit {
 using EthtoolLimits = std::vector<EthtoolLimit>;
 
 // Which ethtool command a recorded capture holds, from its first line
-// ("# ethtool -S ens1f0np0" or "$ ethtool ...").
-enum class EthtoolCommand { kDriverInfo, kStats, kPause, kChannels, kRings };
+// ("# ethtool -S ens1f0np0" or "$ ethtool ..."; FEC as
+// "# ethtool --include-statistics --show-fec ens1f0np0").
+enum class EthtoolCommand {
+  kDriverInfo,
+  kStats,
+  kPause,
+  kChannels,
+  kRings,
+  kFec,
+  kCoalesce,
+  kFeatures,
+};
 struct RecordedCommand {
   EthtoolCommand command;
   std::string interface;
 };
 Result<RecordedCommand> ParseRecordedCommandLine(std::string_view first_line,
                                                  std::string_view source);
+
+// The attributes of an ETHTOOL_MSG_PAUSE_GET_REPLY (after the genetlink
+// header), with the ETHTOOL_A_PAUSE_STATS nest when asked for statistics.
+EthtoolPause ParseEthtoolPauseAttributes(std::string_view attributes);
 
 // Each parser takes the command's output (without the recorded command line).
 Result<EthtoolDriverInfo> ParseEthtoolDriverInfo(std::string_view text, std::string_view source);

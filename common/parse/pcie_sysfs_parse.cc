@@ -115,4 +115,19 @@ Result<AerCounters> ParseAerCounters(std::string_view text, std::string_view sou
   return out;
 }
 
+Result<std::string> ParseAspmPolicy(std::string_view text, std::string_view source) {
+  std::string active;
+  for (auto word : SplitFields(text)) {
+    if (word.size() < 3 || word.front() != '[' || word.back() != ']') continue;
+    if (!active.empty()) break;
+    active = std::string(word.substr(1, word.size() - 2));
+  }
+  size_t brackets = 0;
+  for (char c : text) brackets += c == '[';
+  if (active.empty() || brackets != 1) {
+    return MakeError(std::string(source) + ": expected one [bracketed] policy, got " + Quote(text));
+  }
+  return active;
+}
+
 }  // namespace fabric

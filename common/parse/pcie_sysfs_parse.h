@@ -51,4 +51,9 @@ struct AerCounters {
 };
 Result<AerCounters> ParseAerCounters(std::string_view text, std::string_view source);
 
+// /sys/module/pcie_aspm/parameters/policy: "default [performance] powersave
+// powersupersave" -> "performance" (the bracketed word). No brackets or more
+// than one bracketed word is an error.
+Result<std::string> ParseAspmPolicy(std::string_view text, std::string_view source);
+
 }  // namespace fabric

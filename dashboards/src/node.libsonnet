@@ -70,6 +70,56 @@ g.dashboard(
       'cps', w=24,
     ),
 
+    g.row('Link health'),
+    g.timeseries(
+      'Link flaps and RDMA link errors',
+      'Carrier down transitions of each interface (sysfs carrier_down_count; role label: fabric, storage, management, other) and RDMA link downs and error recoveries, per rate interval. Judged over an hour by FabricLinkFlapping and FabricRdmaLinkUnstable, never one increment.',
+      [
+        g.target('sum by (instance, device, role) (increase(fabric_netdev_carrier_transitions_total{%s, transition="down"}[%s]))' % [sel, ri], '{{instance}} {{device}} ({{role}}) carrier down'),
+        g.target('sum by (instance, device, port) (increase(fabric_rdma_port_link_downed_total{%s}[%s]) + increase(fabric_rdma_port_link_error_recoveries_total{%s}[%s]))' % [sel, ri, sel, ri], '{{instance}} {{device}}/{{port}} RDMA link down or recovery') {
+          noDataOnFixtures:: 'the test fleet\'s sysfs has no class/infiniband (the rdma collector\'s unit tests and the nics golden cover these counters)',
+        },
+      ],
+      'short', w=12,
+    ),
+    g.timeseries(
+      'Pre-FEC bit error ratio against the budget',
+      'Bits the PHY corrected over the bits the line carried (instance_device:fabric_netdev_pre_fec_ber:rate5m), per NIC, and FEC codewords corrected per second from the kernel\'s FEC statistics. Above the budget (FabricPreFecBerAboveBudget) the cable or optic is losing margin.',
+      [
+        g.target('instance_device:fabric_netdev_pre_fec_ber:rate5m{%s}' % rsel, '{{instance}} {{device}} pre-FEC BER'),
+        g.target('sum by (instance, device) (rate(fabric_netdev_fec_corrected_blocks_total{%s}[%s]))' % [sel, ri], '{{instance}} {{device}} corrected codewords/s'),
+      ],
+      'sci', w=12,
+    ),
+    g.timeseries(
+      'PCIe link changes between scrapes',
+      'Speed and width transitions of each device\'s PCIe link counted by the exporter\'s link sampler (every 0.5 s, so a drop and recovery between two scrapes is seen), and the share of time it spent below what it can train to (FabricPcieLinkUnstable).',
+      [
+        g.target('sum by (instance, address, dimension) (increase(fabric_pcie_link_transitions_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} {{dimension}} transitions') {
+          noDataOnFixtures:: 'the test fleet\'s PCIe tree (pcie-healthy) has no recorded link trace; the h200 golden shows these series',
+        },
+        g.target('sum by (instance, address, dimension) (rate(fabric_pcie_link_below_capable_seconds_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} below capable {{dimension}} (share of time)') {
+          noDataOnFixtures:: 'as above',
+        },
+      ],
+      'short', w=12,
+    ),
+    g.table(
+      'Receive path: fabric NICs that differ from their peers',
+      'Offloads of each fabric NIC against the fleet\'s usual state (the median of 0/1 is the majority; FabricOffloadDiffersFromPeers), and receive interrupt coalescing. A node whose receive path differs here is the first suspect for FabricReceiveBackpressure on that node only.',
+      [
+        g.target('fabric_netdev_offload_enabled{%s, role="fabric"}' % sel, instant=true, table=true),
+        // The whole fleet of the job, whatever instances are selected.
+        g.target('0 * fabric_netdev_offload_enabled{%s, role="fabric"} + on (offload) group_left () quantile by (offload) (0.5, fabric_netdev_offload_enabled{job=~"$job", role="fabric"})' % sel, instant=true, table=true) {
+          fleet:: true,
+        },
+        g.target('max by (instance, device) (fabric_netdev_coalesce_usecs{%s, role="fabric", direction="rx"})' % sel, instant=true, table=true),
+      ],
+      'short',
+      g.joinTables({ Time: null, job: null, role: null, 'Value #A': 'enabled', 'Value #B': 'fleet usual', 'Value #C': 'rx coalesce usecs' }),
+      w=12,
+    ),
+
     g.row('CPU and TCP'),
     g.timeseries(
       'Softnet time squeezes per CPU',

@@ -62,7 +62,8 @@ std::vector<NamedCollector> BuildCollectors(const ExporterOptions& options, cons
     for (const auto& name : options.enabled_collectors) enabled = enabled || name == spec.name;
     if (!enabled) continue;
     ConfigNode settings = CollectorSettings(options, spec.name);
-    collectors.push_back({std::string(spec.name), spec.factory({root, settings})});
+    const Fleet* fleet = options.fleet ? &*options.fleet : nullptr;
+    collectors.push_back({std::string(spec.name), spec.factory({root, settings, fleet})});
   }
   return collectors;
 }

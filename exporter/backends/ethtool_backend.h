@@ -1,5 +1,6 @@
 // EthtoolBackend: where the netdev collector gets what only ethtool knows
-// (driver, driver statistics, pause, channels, rings). The kernel backend asks
+// (driver, driver statistics, pause, channels, rings, FEC mode and
+// statistics, interrupt coalescing, offload features). The kernel backend asks
 // the running kernel (ioctl SIOCETHTOOL and ethtool netlink); the fixture
 // backend reads recorded `ethtool` output from a fixture tree, so the whole
 // exporter runs on a captured host in tests.
@@ -12,6 +13,9 @@
 #include <memory>
 #include <string>
 
+#include "common/parse/ethtool_coalesce_parse.h"
+#include "common/parse/ethtool_features_parse.h"
+#include "common/parse/ethtool_fec_parse.h"
 #include "common/parse/ethtool_parse.h"
 #include "common/read/sysroot.h"
 #include "common/result.h"
@@ -26,6 +30,13 @@ class EthtoolBackend {
   virtual Result<EthtoolPause> Pause(const std::string& ifname) = 0;
   virtual Result<EthtoolLimits> Channels(const std::string& ifname) = 0;
   virtual Result<EthtoolLimits> Rings(const std::string& ifname) = 0;
+  // ETHTOOL_MSG_FEC_GET with statistics (ioctl ETHTOOL_GFECPARAM for the
+  // mode alone where netlink is missing).
+  virtual Result<EthtoolFec> Fec(const std::string& ifname) = 0;
+  // ETHTOOL_MSG_COALESCE_GET (ioctl ETHTOOL_GCOALESCE where netlink is missing).
+  virtual Result<EthtoolCoalesce> Coalesce(const std::string& ifname) = 0;
+  // GRO, LRO, TSO, GSO (ETHTOOL_GGRO, ETHTOOL_GFLAGS, ETHTOOL_GTSO, ETHTOOL_GGSO).
+  virtual Result<EthtoolFeatures> Features(const std::string& ifname) = 0;
 };
 
 // The running kernel, in the exporter's network namespace.

@@ -30,6 +30,15 @@ class FixtureEthtoolBackend : public EthtoolBackend {
   Result<EthtoolLimits> Rings(const std::string& ifname) override {
     return Parsed<EthtoolLimits>(ifname, EthtoolCommand::kRings, &ParseEthtoolLimits);
   }
+  Result<EthtoolFec> Fec(const std::string& ifname) override {
+    return Parsed<EthtoolFec>(ifname, EthtoolCommand::kFec, &ParseEthtoolFecText);
+  }
+  Result<EthtoolCoalesce> Coalesce(const std::string& ifname) override {
+    return Parsed<EthtoolCoalesce>(ifname, EthtoolCommand::kCoalesce, &ParseEthtoolCoalesceText);
+  }
+  Result<EthtoolFeatures> Features(const std::string& ifname) override {
+    return Parsed<EthtoolFeatures>(ifname, EthtoolCommand::kFeatures, &ParseEthtoolFeaturesText);
+  }
 
  private:
   struct Recording {
@@ -60,7 +69,7 @@ class FixtureEthtoolBackend : public EthtoolBackend {
 
   // Finds the recording of `command` for `ifname` among the interface's
   // files. Where each command was found is remembered: scanning the directory
-  // for each of the five commands read every file five times per scrape. The
+  // for each of the eight commands read every file eight times per scrape. The
   // remembered file is still read and its command line checked each time, so
   // a changed tree is noticed and scanned again.
   Result<Recording> Find(const std::string& ifname, EthtoolCommand command) {

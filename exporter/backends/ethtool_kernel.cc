@@ -1,9 +1,10 @@
 // The kernel EthtoolBackend: SIOCETHTOOL ioctls for driver info, statistics,
-// channels and rings; ethtool netlink (generic netlink family "ethtool") for
-// pause settings with the standard pause-frame statistics, which the ioctl
-// interface cannot return. Without libnl, or on kernels before 5.6 without the
-// netlink family, pause settings come from the ioctl and the statistics are
-// absent.
+// channels, rings and offload features; ethtool netlink (ethtool_netlink.h)
+// for pause settings with the standard pause-frame statistics, FEC with its
+// statistics, and coalescing, which the ioctl interface cannot return or
+// returns less precisely. Without libnl, or on kernels before 5.6 without the
+// netlink family, pause, FEC mode and coalescing come from the ioctl and the
+// statistics are absent.
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "common/read/file_reader.h"
@@ -23,10 +25,7 @@
 #include "exporter/backends/ethtool_backend.h"
 
 #ifdef FABRIC_WITH_LIBNL
-#include <linux/ethtool_netlink.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
+#include "exporter/backends/ethtool_netlink.h"
 #endif
 
 namespace fabric {
@@ -39,45 +38,6 @@ constexpr long kSysfsMagic = 0x62656572;  // SYSFS_MAGIC from linux/magic.h.
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
-
-#ifdef FABRIC_WITH_LIBNL
-struct NlSockDeleter {
-  void operator()(nl_sock* s) const { nl_socket_free(s); }
-};
-struct NlMsgDeleter {
-  void operator()(nl_msg* m) const { nlmsg_free(m); }
-};
-using NlSock = std::unique_ptr<nl_sock, NlSockDeleter>;
-using NlMsg = std::unique_ptr<nl_msg, NlMsgDeleter>;
-
-// libnl's error codes for "this device or driver cannot answer".
-bool IsAbsentNlError(int nl_error) {
-  return nl_error == NLE_OPNOTSUPP || nl_error == NLE_NODEV || nl_error == NLE_OBJ_NOTFOUND ||
-         nl_error == NLE_INVAL || nl_error == NLE_PERM;
-}
-
-int OnPauseReply(nl_msg* msg, void* arg) {
-  auto* pause = static_cast<EthtoolPause*>(arg);
-  nlattr* tb[ETHTOOL_A_PAUSE_MAX + 1] = {};
-  if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, ETHTOOL_A_PAUSE_MAX, nullptr) < 0) return NL_SKIP;
-  if (tb[ETHTOOL_A_PAUSE_AUTONEG]) pause->autoneg = nla_get_u8(tb[ETHTOOL_A_PAUSE_AUTONEG]) != 0;
-  if (tb[ETHTOOL_A_PAUSE_RX]) pause->rx = nla_get_u8(tb[ETHTOOL_A_PAUSE_RX]) != 0;
-  if (tb[ETHTOOL_A_PAUSE_TX]) pause->tx = nla_get_u8(tb[ETHTOOL_A_PAUSE_TX]) != 0;
-  if (tb[ETHTOOL_A_PAUSE_STATS]) {
-    nlattr* st[ETHTOOL_A_PAUSE_STAT_MAX + 1] = {};
-    if (nla_parse_nested(st, ETHTOOL_A_PAUSE_STAT_MAX, tb[ETHTOOL_A_PAUSE_STATS], nullptr) == 0) {
-      // The kernel leaves out statistics the driver does not keep.
-      if (st[ETHTOOL_A_PAUSE_STAT_TX_FRAMES]) {
-        pause->tx_frames = nla_get_u64(st[ETHTOOL_A_PAUSE_STAT_TX_FRAMES]);
-      }
-      if (st[ETHTOOL_A_PAUSE_STAT_RX_FRAMES]) {
-        pause->rx_frames = nla_get_u64(st[ETHTOOL_A_PAUSE_STAT_RX_FRAMES]);
-      }
-    }
-  }
-  return NL_OK;
-}
-#endif
 
 class KernelEthtoolBackend : public EthtoolBackend {
  public:
@@ -125,8 +85,8 @@ class KernelEthtoolBackend : public EthtoolBackend {
 
   Result<EthtoolPause> Pause(const std::string& ifname) override {
 #ifdef FABRIC_WITH_LIBNL
-    auto viaNetlink = NetlinkPause(ifname);
-    if (viaNetlink.ok() || viaNetlink.absent()) return viaNetlink;
+    auto via_netlink = netlink_.Pause(ifname);
+    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
       // No ethtool netlink family (kernel < 5.6): fall through to the ioctl.
 #endif
     ethtool_pauseparam pp{};
@@ -161,6 +121,61 @@ class KernelEthtoolBackend : public EthtoolBackend {
     Add(limits, "rx_jumbo", ring.rx_jumbo_max_pending, ring.rx_jumbo_pending);
     Add(limits, "tx", ring.tx_max_pending, ring.tx_pending);
     return limits;
+  }
+
+  Result<EthtoolFec> Fec(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    auto via_netlink = netlink_.Fec(ifname);
+    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
+#endif
+    // The ioctl knows the active mode, not the statistics.
+    ethtool_fecparam fp{};
+    fp.cmd = ETHTOOL_GFECPARAM;
+    FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &fp, "ETHTOOL_GFECPARAM"));
+    EthtoolFec fec;
+    fec.active = fp.active_fec & ETHTOOL_FEC_RS      ? "rs"
+                 : fp.active_fec & ETHTOOL_FEC_BASER ? "baser"
+                 : fp.active_fec & ETHTOOL_FEC_LLRS  ? "llrs"
+                 : fp.active_fec & ETHTOOL_FEC_OFF   ? "off"
+                                                     : "none";
+    return fec;
+  }
+
+  Result<EthtoolCoalesce> Coalesce(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    auto via_netlink = netlink_.Coalesce(ifname);
+    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
+#endif
+    ethtool_coalesce ec{};
+    ec.cmd = ETHTOOL_GCOALESCE;
+    FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &ec, "ETHTOOL_GCOALESCE"));
+    EthtoolCoalesce c;
+    c.rx_usecs = ec.rx_coalesce_usecs;
+    c.rx_frames = ec.rx_max_coalesced_frames;
+    c.tx_usecs = ec.tx_coalesce_usecs;
+    c.tx_frames = ec.tx_max_coalesced_frames;
+    c.adaptive_rx = ec.use_adaptive_rx_coalesce != 0;
+    c.adaptive_tx = ec.use_adaptive_tx_coalesce != 0;
+    return c;
+  }
+
+  Result<EthtoolFeatures> Features(const std::string& ifname) override {
+    EthtoolFeatures f;
+    // Each legacy feature ioctl answers for one offload; one the driver
+    // cannot report stays empty.
+    for (auto [cmd, out, what] : {std::tuple{ETHTOOL_GGRO, &f.gro, "ETHTOOL_GGRO"},
+                                  {ETHTOOL_GTSO, &f.tso, "ETHTOOL_GTSO"},
+                                  {ETHTOOL_GGSO, &f.gso, "ETHTOOL_GGSO"},
+                                  {ETHTOOL_GFLAGS, &f.lro, "ETHTOOL_GFLAGS"}}) {
+      ethtool_value v{};
+      v.cmd = static_cast<uint32_t>(cmd);
+      Status got = Ioctl(ifname, &v, what);
+      if (got.absent()) continue;
+      if (!got.ok()) return Unexpected{got.error()};
+      *out = cmd == ETHTOOL_GFLAGS ? (v.data & ETH_FLAG_LRO) != 0 : v.data != 0;
+    }
+    if (!f.gro && !f.lro && !f.tso && !f.gso) return MakeAbsent(ifname + ": no offload features");
+    return f;
   }
 
  private:
@@ -213,64 +228,8 @@ class KernelEthtoolBackend : public EthtoolBackend {
   }
 
 #ifdef FABRIC_WITH_LIBNL
-  // A non-absent error here means "no usable ethtool netlink".
-  Result<EthtoolPause> NetlinkPause(const std::string& ifname) {
-    if (no_ethtool_family_) return MakeError("no ethtool generic netlink family");
-    if (!nl_) {
-      NlSock sock(nl_socket_alloc());
-      if (!sock) return MakeError("nl_socket_alloc failed");
-      if (int err = genl_connect(sock.get()); err < 0) {
-        return MakeError(std::string("genl_connect: ") + nl_geterror(err));
-      }
-      family_ = genl_ctrl_resolve(sock.get(), ETHTOOL_GENL_NAME);
-      if (family_ < 0) {
-        // Kernels before 5.6: not going to appear later, stop asking.
-        no_ethtool_family_ = true;
-        return MakeError("no ethtool generic netlink family");
-      }
-      // One request, one reply: no ACK to wait for.
-      nl_socket_disable_auto_ack(sock.get());
-      nl_ = std::move(sock);
-    }
-    NlMsg msg(nlmsg_alloc());
-    if (!msg) return MakeError("nlmsg_alloc failed");
-    if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_, 0, 0, ETHTOOL_MSG_PAUSE_GET,
-                     ETHTOOL_GENL_VERSION)) {
-      return MakeError("genlmsg_put failed");
-    }
-    nlattr* header = nla_nest_start(msg.get(), ETHTOOL_A_PAUSE_HEADER);
-    if (header == nullptr || nla_put_string(msg.get(), ETHTOOL_A_HEADER_DEV_NAME, ifname.c_str()) ||
-        nla_put_u32(msg.get(), ETHTOOL_A_HEADER_FLAGS, ETHTOOL_FLAG_STATS)) {
-      return MakeError("building ETHTOOL_MSG_PAUSE_GET failed");
-    }
-    nla_nest_end(msg.get(), header);
-    if (int err = nl_send_auto(nl_.get(), msg.get()); err < 0) {
-      nl_.reset();
-      return MakeError(ifname + ": ETHTOOL_MSG_PAUSE_GET send: " + nl_geterror(err));
-    }
-    EthtoolPause pause;
-    nl_socket_modify_cb(nl_.get(), NL_CB_VALID, NL_CB_CUSTOM, &OnPauseReply, &pause);
-    int err = nl_recvmsgs_default(nl_.get());
-    nl_socket_modify_cb(nl_.get(), NL_CB_VALID, NL_CB_CUSTOM, nullptr, nullptr);
-    if (err < 0) {
-      std::string message = ifname + ": ETHTOOL_MSG_PAUSE_GET: " + nl_geterror(err);
-      if (IsAbsentNlError(-err)) return MakeAbsent(message);
-      // Drop the socket so no stray reply is read as the next answer; the
-      // caller falls back to the ioctl.
-      nl_.reset();
-      return MakeError(message);
-    }
-    if (!pause.autoneg && !pause.rx && !pause.tx) {
-      return MakeAbsent(ifname + ": no pause settings in the reply");
-    }
-    return pause;
-  }
-
-  NlSock nl_;
-  int family_ = -1;
-  bool no_ethtool_family_ = false;
+  EthtoolNetlink netlink_;
 #endif
-
   UniqueFd socket_;
 };
 

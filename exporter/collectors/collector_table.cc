@@ -20,9 +20,10 @@ const std::vector<CollectorSpec>& CollectorTable() {
        &MakeFlowsCollector},
       {"netdev",
        true,
-       "NIC link state, counters, pause and typed driver statistics (sysfs, ethtool)",
+       "NIC link state, flaps, counters, pause, FEC, coalescing, offloads, interrupt placement "
+       "and typed driver statistics (sysfs, procfs, ethtool)",
        {"interfaces", "device_include", "device_exclude", "queue_stats", "driver_stats_include",
-        "ethtool_source"},
+        "ethtool_source", "storage_interfaces", "management_interfaces"},
        &MakeNetdevCollector,
        {"device_include", "device_exclude", "queue_stats", "driver_stats_include",
         "ethtool_source"}},
@@ -34,9 +35,10 @@ const std::vector<CollectorSpec>& CollectorTable() {
       {"pcie",
        true,
        "PCIe link speed/width/bandwidth of NICs, GPUs, NVMe and every port to the root, "
-       "narrowest hop, downtrained and slot-limited paths, AER errors (/sys/bus/pci, libpci)",
+       "narrowest hop, downtrained and slot-limited paths, AER errors, link changes between "
+       "scrapes, ASPM (/sys/bus/pci, libpci)",
        {"classes", "config_space", "config_space_dump", "pci_ids_file", "virtual_functions",
-        "aer_types"},
+        "aer_types", "link_sampler", "link_sample_interval_seconds"},
        &MakePcieCollector},
       {"sockbuf",
        true,

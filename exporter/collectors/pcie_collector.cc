@@ -9,7 +9,10 @@
 #include "common/log.h"
 #include "common/parse/pcie_regs.h"
 #include "common/strings.h"
+#include "exporter/backends/ethtool_backend.h"
 #include "exporter/backends/pci_config_space.h"
+#include "exporter/collectors/device_errors.h"
+#include "exporter/collectors/pcie_link_health.h"
 #include "exporter/pcie/pcie_bandwidth.h"
 #include "exporter/pcie/pcie_path.h"
 #include "exporter/pcie/pcie_sysfs.h"
@@ -32,6 +35,10 @@ struct PcieSettings {
   std::string pci_ids_file;
   bool virtual_functions = false;
   bool aer_types = true;
+  // The link sampler (pcie_link_sampler.h): live over a mounted sysfs,
+  // recorded traces over a fixture tree (auto picks), or off.
+  std::optional<PcieLinkSampler::Mode> link_sampler;
+  double link_sample_interval_seconds = 0.5;
 };
 
 std::string Hex(uint32_t value, int digits) {
@@ -66,7 +73,23 @@ PcieSettings ParseSettings(const ConfigNode& settings) {
   s.pci_ids_file = ResolvePath(settings, settings.String("pci_ids_file").value_or(""));
   s.virtual_functions = settings.Bool("virtual_functions").value_or(false);
   s.aer_types = settings.Bool("aer_types").value_or(true);
+  s.link_sample_interval_seconds =
+      settings.Double("link_sample_interval_seconds", 0.01, 60).value_or(0.5);
   return s;
+}
+
+std::optional<PcieLinkSampler::Mode> SamplerMode(const ConfigNode& settings, const SysRoot& root) {
+  std::string mode = settings.String("link_sampler").value_or("auto");
+  if (mode == "auto") {
+    return IsMountedSysfs(root.sysfs()) ? PcieLinkSampler::Mode::kLive
+                                        : PcieLinkSampler::Mode::kRecorded;
+  }
+  if (mode == "live") return PcieLinkSampler::Mode::kLive;
+  if (mode == "recorded") return PcieLinkSampler::Mode::kRecorded;
+  if (mode != "off") {
+    settings.Fail("link_sampler", "expected auto, live, recorded or off, got " + Quote(mode));
+  }
+  return std::nullopt;
 }
 
 constexpr char kHelpInfo[] =
@@ -84,12 +107,30 @@ constexpr char kHelpRdma[] = "An RDMA device bound to a PCI device, for joins on
 class PcieCollector : public Collector {
  public:
   PcieCollector(const SysRoot& root, PcieSettings settings, std::unique_ptr<PciConfigSpace> config)
-      : root_(root), settings_(std::move(settings)), config_(std::move(config)) {}
+      : root_(root), settings_(std::move(settings)), config_(std::move(config)) {
+    if (settings_.link_sampler) {
+      sampler_ = std::make_unique<PcieLinkSampler>(
+          root_, *settings_.link_sampler,
+          std::chrono::milliseconds(
+              static_cast<int64_t>(settings_.link_sample_interval_seconds * 1000)));
+    }
+  }
 
+  // A device whose attributes cannot be read is left out (with its path:
+  // an analysis without one of its links would name the wrong bottleneck);
+  // the others stay, and fabric_collector_device_errors names it.
   Status Collect(MetricSink& sink) override {
-    auto devices = ListPciDevices(root_);
+    std::map<std::string, Error> list_errors;
+    auto devices = ListPciDevices(root_, &list_errors);
     if (devices.absent()) return OkStatus();
     if (!devices.ok()) return Unexpected{devices.error()};
+    errors_.BeginScrape();
+    std::set<std::string> failed;
+    for (const auto& [address, error] : list_errors) {
+      errors_.Record(address, "sysfs", error);
+      failed.insert(address);
+    }
+    EmitPolicy(sink);
 
     std::vector<std::string> endpoints;
     std::set<std::string> selected;
@@ -103,7 +144,10 @@ class PcieCollector : public Collector {
         e = parent == devices->end() ? nullptr : &parent->second;
       }
     }
-    if (selected.empty()) return OkStatus();
+    if (selected.empty()) {
+      errors_.Emit(sink);
+      return OkStatus();
+    }
 
     std::map<std::string, ExpressRegisters> regs;
     auto read = config_->ReadExpress({selected.begin(), selected.end()});
@@ -127,7 +171,11 @@ class PcieCollector : public Collector {
       const PciDeviceEntry& entry = devices->at(address);
       auto details = ReadPciDeviceDetails(root_, address);
       if (details.absent()) continue;  // Removed while we read it.
-      if (!details.ok()) return Unexpected{details.error()};
+      if (!details.ok()) {
+        errors_.Record(address, "sysfs", details.error());
+        failed.insert(address);
+        continue;
+      }
       PcieNode node{address, entry.parent, details->link, std::nullopt};
       std::optional<ExpressInfo> express;
       if (auto it = regs.find(address); it != regs.end()) {
@@ -155,11 +203,59 @@ class PcieCollector : public Collector {
                   {{"address", address}, {"device", name}});
       }
     }
-    EmitPaths(AnalysePciePaths(nodes, endpoints), sink);
+    std::vector<std::string> analysed;
+    for (const auto& address : endpoints) {
+      if (!OnFailedPath(address, *devices, failed)) analysed.push_back(address);
+    }
+    EmitPaths(AnalysePciePaths(nodes, analysed), sink);
+    SampleLinks(endpoints, nodes, sink);
+    errors_.Emit(sink);
     return OkStatus();
   }
 
  private:
+  static bool OnFailedPath(const std::string& endpoint,
+                           const std::map<std::string, PciDeviceEntry>& devices,
+                           const std::set<std::string>& failed) {
+    for (auto it = devices.find(endpoint); it != devices.end();
+         it = devices.find(it->second.parent)) {
+      if (failed.count(it->first)) return true;
+    }
+    return failed.count(endpoint) > 0;
+  }
+
+  void EmitPolicy(MetricSink& sink) {
+    auto policy = ReadAspmPolicy(root_);
+    if (policy.ok()) {
+      EmitAspmPolicy(*policy, sink);
+    } else if (!policy.absent()) {
+      errors_.Record("host", "aspm_policy", policy.error());
+    }
+  }
+
+  // Hands the endpoints (with what each link can train to) to the sampler and
+  // writes what it counted.
+  void SampleLinks(const std::vector<std::string>& endpoints,
+                   const std::map<std::string, PcieNode>& nodes, MetricSink& sink) {
+    if (!sampler_) return;
+    std::map<std::string, PcieLinkCapability> targets;
+    for (const auto& address : endpoints) {
+      auto node = nodes.find(address);
+      if (node == nodes.end()) continue;
+      PcieLinkCapability capable{node->second.link.max_speed_gts, node->second.link.max_width};
+      if (auto up = nodes.find(node->second.parent); up != nodes.end()) {
+        const PcieLinkValues& u = up->second.link;
+        if (u.max_speed_gts && capable.speed_gts) {
+          capable.speed_gts = std::min(*capable.speed_gts, *u.max_speed_gts);
+        }
+        if (u.max_width && capable.width) capable.width = std::min(*capable.width, *u.max_width);
+      }
+      targets.emplace(address, capable);
+    }
+    sampler_->SetTargets(targets);
+    EmitLinkCounts(sampler_->Counts(), sink);
+  }
+
   bool Matches(const PciDeviceEntry& e) const {
     if (e.virtual_function && !settings_.virtual_functions) return false;
     for (const auto& c : settings_.classes) {
@@ -255,6 +351,7 @@ class PcieCollector : public Collector {
                  {{"address", a}}, *express->slot_power_limit_watts);
     }
     EmitAer(a, d, sink);
+    EmitLinkAspm(a, d.aspm, sink);
   }
 
   void EmitAer(const std::string& a, const PciDeviceDetails& d, MetricSink& sink) {
@@ -361,12 +458,15 @@ class PcieCollector : public Collector {
   PcieSettings settings_;
   std::unique_ptr<PciConfigSpace> config_;
   bool config_failing_ = false;
+  DeviceErrors errors_{"pcie"};
+  std::unique_ptr<PcieLinkSampler> sampler_;
 };
 
 }  // namespace
 
 std::unique_ptr<Collector> MakePcieCollector(const CollectorContext& context) {
   PcieSettings settings = ParseSettings(context.settings);
+  settings.link_sampler = SamplerMode(context.settings, context.root);
   std::unique_ptr<PciConfigSpace> config;
   if (settings.config_space) {
     config = settings.config_space_dump.empty()

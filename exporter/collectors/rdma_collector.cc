@@ -1,12 +1,12 @@
 #include "exporter/collectors/rdma_collector.h"
 
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
-#include "common/parse/sysctl_parse.h"
-#include "common/parse/sysfs_values.h"
-#include "common/read/file_reader.h"
-#include "common/strings.h"
+#include "common/kernel/infiniband.h"
+#include "exporter/collectors/device_errors.h"
 
 namespace fabric {
 namespace {
@@ -144,37 +144,32 @@ constexpr RdmaCounter kHwCounters[] = {
 };
 // clang-format on
 
+// A device or port whose attributes cannot be read loses only its own
+// families: sources "device" (identity), "port" (state, rate, link layer),
+// "counters" and "hw_counters", the port ones recorded as device "mlx5_0/1".
 class RdmaCollector : public Collector {
  public:
   explicit RdmaCollector(const SysRoot& root) : root_(root) {}
 
   Status Collect(MetricSink& sink) override {
-    auto devices = ListDirectory(root_.Sys("class/infiniband"));
+    auto devices = ListIbDevices(root_);
     if (devices.absent()) return OkStatus();  // No RDMA devices on this host.
     if (!devices.ok()) return Unexpected{devices.error()};
-    for (const auto& dev : *devices) FABRIC_RETURN_IF_ERROR(CollectDevice(dev, sink));
+    errors_.BeginScrape();
+    for (const auto& dev : *devices) CollectDevice(dev, sink);
+    errors_.Emit(sink);
     return OkStatus();
   }
 
  private:
-  static Result<std::string> Word(const AttributeDir& dir, const std::string& name) {
-    auto text = dir.Read(name);
-    if (text.absent()) return std::string();
-    if (!text.ok()) return Unexpected{text.error()};
-    return std::string(TrimSpace(*text));
-  }
-
-  Status CollectDevice(const std::string& dev, MetricSink& sink) {
-    const std::string base = root_.Sys("class/infiniband/" + dev);
-    auto link = ReadLink(base + "/device");
-    std::string pci = link.ok() ? PciAddressInPath(*link) : "";
+  Status EmitDeviceInfo(const std::string& dev, const std::string& pci, MetricSink& sink) {
     LabelPairs info = {{"device", dev}, {"pci_address", pci}};
-    const AttributeDir device_dir(base);
+    const AttributeDir device_dir(IbDevicePath(root_, dev));
     for (auto [file, label] : {std::pair{"hca_type", "hca_type"},
                                {"fw_ver", "firmware_version"},
                                {"board_id", "board_id"},
                                {"node_guid", "node_guid"}}) {
-      auto v = Word(device_dir, file);
+      auto v = ReadIbWord(device_dir, file);
       if (!v.ok()) return Unexpected{v.error()};
       info.emplace_back(label, *v);
     }
@@ -182,92 +177,112 @@ class RdmaCollector : public Collector {
               "RDMA device identity: HCA type, firmware, board, node GUID and the PCI function "
               "(joins to the pcie and netdev collectors on pci_address).",
               info);
-    auto ports = ListDirectory(base + "/ports");
-    if (ports.absent()) return OkStatus();
-    if (!ports.ok()) return Unexpected{ports.error()};
-    for (const auto& port : *ports) {
-      FABRIC_RETURN_IF_ERROR(CollectPort(dev, port, base, pci, sink));
-    }
     return OkStatus();
+  }
+
+  void CollectDevice(const std::string& dev, MetricSink& sink) {
+    const std::string pci = IbDevicePciAddress(root_, dev);
+    errors_.Check(dev, "device", EmitDeviceInfo(dev, pci, sink));
+    auto ports = ListIbPorts(root_, dev);
+    if (!errors_.Check(dev, "device", ports)) return;
+    for (const auto& port : *ports) CollectPort(dev, port, pci, sink);
   }
 
   // The netdev a port carries (RoCE) or is carried by (IPoIB): the GID
   // table's first entry names it; else the device's net/ directory.
-  Result<std::string> PortNetdev(const std::string& base, const AttributeDir& port_dir) {
-    auto ndev = Word(port_dir, "gid_attrs/ndevs/0");
+  Result<std::string> PortNetdev(const std::string& dev, const AttributeDir& port_dir) {
+    auto ndev = ReadIbGidNetdev(port_dir, 0);
     if (!ndev.ok() || !ndev->empty()) return ndev;
-    auto nets = ListDirectory(base + "/device/net");
+    auto nets = ListIbDeviceNetdevs(root_, dev);
     if (nets.ok() && nets->size() == 1) return nets->front();
     return std::string();
   }
 
-  Status CollectPort(const std::string& dev, const std::string& port, const std::string& base,
-                     const std::string& pci, MetricSink& sink) {
-    const AttributeDir dir(base + "/ports/" + port);
-    const LabelPairs labels = {{"device", dev}, {"port", port}};
-    auto link_layer = Word(dir, "link_layer");
-    if (!link_layer.ok()) return Unexpected{link_layer.error()};
-    auto netdev = PortNetdev(base, dir);
-    if (!netdev.ok()) return Unexpected{netdev.error()};
-    sink.Info("fabric_rdma_port_info",
-              "RDMA port identity: link layer (InfiniBand or Ethernet for RoCE), the netdev it "
-              "maps to and the PCI function, joining RDMA, netdev and pcie series.",
-              {{"device", dev},
-               {"port", port},
-               {"link_layer", *link_layer},
-               {"netdev", *netdev},
-               {"pci_address", pci}});
+  struct PortFacts {
+    std::string link_layer, netdev;
+    std::optional<IbStateValue> state, phys_state;
+    std::optional<double> rate;
+  };
 
-    for (auto [file, metric, help] : {
-             std::tuple{"state", "fabric_rdma_port_state",
-                        "Logical port state code (ports/N/state): 1 DOWN, 2 INIT, 3 ARMED, 4 "
-                        "ACTIVE, 5 ACTIVE_DEFER. Only 4 carries traffic."},
-             {"phys_state", "fabric_rdma_port_physical_state",
-              "Physical port state code (ports/N/phys_state): 2 Polling, 3 Disabled, 4 "
-              "PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test."},
-         }) {
-      auto text = dir.Read(file);
-      if (text.absent()) continue;
-      if (!text.ok()) return Unexpected{text.error()};
-      auto state = ParseIbState(*text, dir.path() + "/" + file);
+  Result<PortFacts> ReadPort(const std::string& dev, const AttributeDir& dir) {
+    PortFacts f;
+    auto link_layer = ReadIbWord(dir, "link_layer");
+    if (!link_layer.ok()) return Unexpected{link_layer.error()};
+    f.link_layer = *link_layer;
+    auto netdev = PortNetdev(dev, dir);
+    if (!netdev.ok()) return Unexpected{netdev.error()};
+    f.netdev = *netdev;
+    for (auto [file, out] : {std::pair{"state", &f.state}, {"phys_state", &f.phys_state}}) {
+      auto state = ReadIbState(dir, file);
       if (!state.ok()) return Unexpected{state.error()};
-      sink.Gauge(metric, help, labels, static_cast<double>(state->code));
+      *out = *state;
     }
-    std::string rate_path = dir.path() + "/rate";
-    auto rate_text = dir.Read("rate");
-    if (!rate_text.ok() && !rate_text.absent()) return Unexpected{rate_text.error()};
-    if (rate_text.ok()) {
-      auto rate = ParseIbRateBytes(*rate_text, rate_path);
-      if (!rate.ok()) return Unexpected{rate.error()};
-      sink.Gauge("fabric_rdma_port_rate_bytes",
-                 "Port data rate in bytes per second (ports/N/rate: width x lane speed).", labels,
-                 *rate);
-    }
-    FABRIC_RETURN_IF_ERROR(
-        Counters(AttributeDir(dir.path() + "/counters"), kPortCounters, labels, sink));
-    FABRIC_RETURN_IF_ERROR(
-        Counters(AttributeDir(dir.path() + "/hw_counters"), kHwCounters, labels, sink));
-    return OkStatus();
+    auto rate = ReadIbRateBytes(dir);
+    if (!rate.ok()) return Unexpected{rate.error()};
+    f.rate = *rate;
+    return f;
   }
 
-  template <size_t N>
-  Status Counters(const AttributeDir& dir, const RdmaCounter (&table)[N], const LabelPairs& labels,
-                  MetricSink& sink) {
-    for (const auto& c : table) {
-      auto text = dir.Read(c.file);
-      // mlx5 RoCE ports answer EINVAL for IB-only counters: absent.
-      if (text.absent()) continue;
-      if (!text.ok()) return Unexpected{text.error()};
-      auto v = ParseSysctlInt(*text, dir.path() + "/" + c.file);
-      if (!v.ok()) return Unexpected{v.error()};
-      LabelPairs l = labels;
-      if (c.label != nullptr) l.emplace_back(c.label, c.value);
-      sink.Counter(c.metric, c.help, l, static_cast<double>(*v) * c.scale);
+  void CollectPort(const std::string& dev, const std::string& port, const std::string& pci,
+                   MetricSink& sink) {
+    const AttributeDir dir(IbPortPath(root_, dev, port));
+    const LabelPairs labels = {{"device", dev}, {"port", port}};
+    const std::string where = dev + "/" + port;
+    if (auto f = ReadPort(dev, dir); errors_.Check(where, "port", f)) {
+      sink.Info("fabric_rdma_port_info",
+                "RDMA port identity: link layer (InfiniBand or Ethernet for RoCE), the netdev it "
+                "maps to and the PCI function, joining RDMA, netdev and pcie series.",
+                {{"device", dev},
+                 {"port", port},
+                 {"link_layer", f->link_layer},
+                 {"netdev", f->netdev},
+                 {"pci_address", pci}});
+      if (f->state) {
+        sink.Gauge("fabric_rdma_port_state",
+                   "Logical port state code (ports/N/state): 1 DOWN, 2 INIT, 3 ARMED, 4 "
+                   "ACTIVE, 5 ACTIVE_DEFER. Only 4 carries traffic.",
+                   labels, static_cast<double>(f->state->code));
+      }
+      if (f->phys_state) {
+        sink.Gauge("fabric_rdma_port_physical_state",
+                   "Physical port state code (ports/N/phys_state): 2 Polling, 3 Disabled, 4 "
+                   "PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 Phy Test.",
+                   labels, static_cast<double>(f->phys_state->code));
+      }
+      if (f->rate) {
+        sink.Gauge("fabric_rdma_port_rate_bytes",
+                   "Port data rate in bytes per second (ports/N/rate: width x lane speed).", labels,
+                   *f->rate);
+      }
     }
-    return OkStatus();
+    Counters(where, "counters", IbCounterDir(root_, dev, port, IbCounterSet::kPort), kPortCounters,
+             labels, sink);
+    Counters(where, "hw_counters", IbCounterDir(root_, dev, port, IbCounterSet::kHw), kHwCounters,
+             labels, sink);
+  }
+
+  // Reads the whole table before writing any of it.
+  template <size_t N>
+  void Counters(const std::string& where, const char* source, const AttributeDir& dir,
+                const RdmaCounter (&table)[N], const LabelPairs& labels, MetricSink& sink) {
+    std::vector<std::pair<const RdmaCounter*, uint64_t>> values;
+    for (const auto& c : table) {
+      auto v = ReadIbCounter(dir, c.file);
+      if (!v.ok()) {
+        errors_.Record(where, source, v.error());
+        return;
+      }
+      if (*v) values.emplace_back(&c, **v);
+    }
+    for (const auto& [c, value] : values) {
+      LabelPairs l = labels;
+      if (c->label != nullptr) l.emplace_back(c->label, c->value);
+      sink.Counter(c->metric, c->help, l, static_cast<double>(value) * c->scale);
+    }
   }
 
   SysRoot root_;
+  DeviceErrors errors_{"rdma"};
 };
 
 }  // namespace

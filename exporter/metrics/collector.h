@@ -9,6 +9,7 @@
 #include "common/read/sysroot.h"
 #include "common/result.h"
 #include "exporter/config/config_node.h"
+#include "exporter/config/fleet.h"
 #include "exporter/metrics/metric_sink.h"
 
 namespace fabric {
@@ -30,6 +31,8 @@ struct CollectorContext {
   // The collector's own `collectors.NAME` section of the config file, or an
   // empty node. Factories validate it and throw ConfigError on bad keys.
   const ConfigNode& settings;
+  // The fleet config, when there is one (the netdev collector's NIC roles).
+  const Fleet* fleet = nullptr;
 };
 
 struct CollectorSpec {

@@ -35,7 +35,8 @@ std::string Basename(std::string_view path) {
 
 }  // namespace
 
-Result<std::map<std::string, PciDeviceEntry>> ListPciDevices(const SysRoot& root) {
+Result<std::map<std::string, PciDeviceEntry>> ListPciDevices(
+    const SysRoot& root, std::map<std::string, Error>* device_errors) {
   auto names = ListDirectory(root.Sys("bus/pci/devices"));
   if (!names.ok()) return Unexpected{names.error()};
   std::map<std::string, PciDeviceEntry> out;
@@ -48,10 +49,16 @@ Result<std::map<std::string, PciDeviceEntry>> ListPciDevices(const SysRoot& root
       auto chain = PciAddressesInPath(*target);
       if (chain.size() >= 2 && chain.back() == name) entry.parent = chain[chain.size() - 2];
     } else if (!target.absent()) {
-      return Unexpected{target.error()};
+      if (device_errors == nullptr) return Unexpected{target.error()};
+      (*device_errors)[name] = target.error();
+      continue;
     }
     auto class_code = ReadHex(DevicePath(root, name, "class"));
-    if (!class_code.ok()) return Unexpected{class_code.error()};
+    if (!class_code.ok()) {
+      if (device_errors == nullptr) return Unexpected{class_code.error()};
+      (*device_errors)[name] = class_code.error();
+      continue;
+    }
     entry.class_code = class_code->value_or(0);
     entry.virtual_function = ReadLink(DevicePath(root, name, "physfn")).ok();
     out.emplace(name, std::move(entry));
@@ -131,7 +138,23 @@ Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::st
       d.rootport_aer[i] = *value;
     }
   }
+  for (const char* state : {"l0s", "l1", "l1_1", "l1_2"}) {
+    std::string path = DevicePath(root, address, std::string("link/") + state + "_aspm");
+    auto text = ReadOptional(path);
+    if (!text.ok()) return Unexpected{text.error()};
+    if (!*text) continue;
+    std::string_view v = TrimSpace(**text);
+    if (v != "0" && v != "1") return MakeError(path + ": expected 0 or 1, got " + Quote(v));
+    d.aspm.emplace_back(state, v == "1");
+  }
   return d;
+}
+
+Result<std::string> ReadAspmPolicy(const SysRoot& root) {
+  const std::string path = root.Sys("module/pcie_aspm/parameters/policy");
+  auto text = ReadAttribute(path);
+  if (!text.ok()) return Unexpected{text.error()};
+  return ParseAspmPolicy(*text, path);
 }
 
 Result<std::map<std::string, std::vector<std::string>>> ReadBoundNames(const SysRoot& root,

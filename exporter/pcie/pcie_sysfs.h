@@ -25,8 +25,12 @@ struct PciDeviceEntry {
   bool virtual_function = false;  // An SR-IOV VF (has `physfn`).
 };
 
-// Every device under bus/pci/devices. Absent when sysfs has no PCI bus.
-Result<std::map<std::string, PciDeviceEntry>> ListPciDevices(const SysRoot& root);
+// Every device under bus/pci/devices. Absent when sysfs has no PCI bus. A
+// device whose link or class cannot be read is left out and its error put in
+// `device_errors` (by address) when given, so one broken device does not hide
+// the others; without `device_errors` it fails the listing.
+Result<std::map<std::string, PciDeviceEntry>> ListPciDevices(
+    const SysRoot& root, std::map<std::string, Error>* device_errors = nullptr);
 
 inline constexpr std::array<const char*, 3> kAerSeverities = {"correctable", "nonfatal", "fatal"};
 
@@ -39,6 +43,9 @@ struct PciDeviceDetails {
   std::array<std::optional<AerCounters>, 3> aer;
   // aer_rootport_total_err_{cor,nonfatal,fatal} of a root port.
   std::array<std::optional<uint64_t>, 3> rootport_aer;
+  // link/{l0s,l1,l1_1,l1_2}_aspm (Linux 5.5+): whether each ASPM state is
+  // enabled on the link above the device, by state ("l0s", "l1", ...).
+  std::vector<std::pair<std::string, bool>> aspm;
 };
 
 Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::string& address);
@@ -47,5 +54,10 @@ Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::st
 // under a PCI device, by that device's address, sorted.
 Result<std::map<std::string, std::vector<std::string>>> ReadBoundNames(const SysRoot& root,
                                                                        const char* class_dir);
+
+// /sys/module/pcie_aspm/parameters/policy: the kernel's ASPM policy
+// ("default", "performance", "powersave", "powersupersave"); absent without
+// ASPM support.
+Result<std::string> ReadAspmPolicy(const SysRoot& root);
 
 }  // namespace fabric

@@ -12,9 +12,8 @@
 #include "active-probes/rdma/backend.h"
 #include "active-probes/rdma/rdma_session.h"
 #include "active-probes/responder/responder.h"
+#include "common/kernel/net_class.h"
 #include "common/log.h"
-#include "common/read/file_reader.h"
-#include "common/strings.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
 #include "exporter/scheduled_probes/probe_plan.h"
@@ -24,12 +23,6 @@ namespace fabric {
 namespace {
 
 using probe::Rung;
-
-std::optional<uint64_t> ReadCounter(const SysRoot& root, const std::string& relative) {
-  auto text = ReadAttribute(root.Sys(relative));
-  if (!text.ok()) return std::nullopt;
-  return ParseUint64(TrimSpace(*text));
-}
 
 }  // namespace
 
@@ -305,17 +298,15 @@ void ProbeRuntime::Stop() {
 std::optional<std::string> ProbeRuntime::FabricBusy() {
   const std::string& interface = fleet_.Self().interface;
   if (settings_.skip_when_busy_fraction <= 0 || interface.empty()) return std::nullopt;
-  const std::string base = "class/net/" + interface + "/";
-  auto speed_mbps = ReadCounter(root_, base + "speed");
-  if (!speed_mbps || *speed_mbps == 0) return std::nullopt;  // Unknown speed (veth, virtio).
-  auto rx0 = ReadCounter(root_, base + "statistics/rx_bytes");
-  auto tx0 = ReadCounter(root_, base + "statistics/tx_bytes");
+  auto speed_mbps = ReadNetSpeedMbps(root_, interface);
+  if (!speed_mbps) return std::nullopt;  // Unknown speed (veth, virtio).
+  auto before = ReadNetByteCounters(root_, interface);
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  auto rx1 = ReadCounter(root_, base + "statistics/rx_bytes");
-  auto tx1 = ReadCounter(root_, base + "statistics/tx_bytes");
-  if (!rx0 || !tx0 || !rx1 || !tx1) return std::nullopt;
+  auto after = ReadNetByteCounters(root_, interface);
+  if (!before || !after) return std::nullopt;
   const double line = static_cast<double>(*speed_mbps) * 125000;  // bytes per second
-  const double busiest = static_cast<double>(std::max(*rx1 - *rx0, *tx1 - *tx0));
+  const double busiest = static_cast<double>(
+      std::max(after->rx_bytes - before->rx_bytes, after->tx_bytes - before->tx_bytes));
   if (busiest > settings_.skip_when_busy_fraction * line) return "fabric_busy";
   return std::nullopt;
 }

@@ -7,4 +7,5 @@
 (import 'alerts.libsonnet') +
 (import 'drift.libsonnet') +
 (import 'fleet.libsonnet') +
+(import 'link_health.libsonnet') +
 (import 'shapes.libsonnet')

@@ -51,6 +51,8 @@ local table = {
   FabricNicSlotLimited: '14',
   FabricPcieLinkDowntrained: '14',
   FabricPciePathNarrowerThanBefore: '14',
+  FabricPcieLinkUnstable: '14',
+  FabricPcieAerCorrectableBurst: '14',
   // Shape 15: the host's receive path pushes back (TX pause frames).
   FabricReceiveBackpressure: '15',
   FabricTxPauseAboveFleetMedian: '15',
@@ -67,6 +69,13 @@ local table = {
   FabricPathFarBelowPeers: null,
   FabricLayerRegression: null,
   FabricNicSpeedChanged: null,
+  // Link health (link_health.libsonnet): a failing physical link is no
+  // bottleneck shape; the others compare a NIC with its past or its peers.
+  FabricLinkFlapping: null,
+  FabricRdmaLinkUnstable: null,
+  FabricPreFecBerAboveBudget: null,
+  FabricRateLowAfterFlap: null,
+  FabricOffloadDiffersFromPeers: null,
   // The breaker itself: its `shape` label comes from the alerts it counts.
   FabricFleetWideShape: 'counted',
 };

@@ -87,19 +87,48 @@ class EioTest(unittest.TestCase):
                 self.assertIn("Input/output error", r["err"])
             self.assertIsNone(e.proc.poll())
 
+    def assert_only_the_device_fails(self, collector, device, source, relative):
+        """Failure isolation per device: the collector still succeeds, the
+        broken device's source is named in fabric_collector_device_errors and
+        in one log line, and the scrape goes on for every scrape."""
+        series = (f'fabric_collector_device_errors{{collector="{collector}",device="{device}",'
+                  f'source="{source}"}}')
+        with Exporter(*tree_args(self.root)) as e:
+            for _ in range(3):
+                status, _, body = e.get("/metrics")
+                self.assertEqual(status, 200)
+                self.assertEqual(promtool_check_metrics(body), "")
+                success = collector_success(body)
+                self.assertEqual({c: v for c, v in success.items() if v != 1}, {},
+                                 "a broken device source fails no collector")
+                got = samples(body)
+                self.assertEqual(got.get(series), 1, body)
+                errors = [s for s in got if s.startswith("fabric_collector_device_errors{")]
+                self.assertEqual(errors, [series])
+            e.wait_for_log("Input/output error")
+            records = [json.loads(line) for line in e.log_lines if line.startswith("{")]
+            failed = [r for r in records if r.get("msg", "").startswith("device source failed")]
+            self.assertEqual(len(failed), 1, "logged once, not every scrape")
+            self.assertEqual((failed[0]["collector"], failed[0]["device"], failed[0]["source"]),
+                             (collector, device, source))
+            self.assertIn(relative, failed[0]["err"])
+            self.assertEqual(failure_logs(e), [])
+            self.assertIsNone(e.proc.poll())
+
     def test_procfs_table_read_eio(self):
         self.break_file("proc/net/softnet_stat")
         self.assert_fails_alone("softnet", "proc/net/softnet_stat")
 
     def test_sysfs_attribute_read_eio(self):
         self.break_file("sys/class/net/eth0/statistics/rx_bytes")
-        self.assert_fails_alone("netdev", "class/net/eth0/statistics/rx_bytes")
+        self.assert_only_the_device_fails("netdev", "eth0", "statistics",
+                                          "class/net/eth0/statistics/rx_bytes")
 
     def test_pci_attribute_read_eio(self):
         device = os.path.realpath(os.path.join(self.root, "sys/bus/pci/devices/0000:00:03.0"))
         relative = os.path.relpath(os.path.join(device, "vendor"), self.root)
         self.break_file(relative)
-        self.assert_fails_alone("pcie", "0000:00:03.0/vendor")
+        self.assert_only_the_device_fails("pcie", "0000:00:03.0", "sysfs", "0000:00:03.0/vendor")
 
 
 class PciDeviceVanishesTest(unittest.TestCase):

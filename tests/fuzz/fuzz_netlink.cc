@@ -1,7 +1,7 @@
-// Netlink dump parsers (inet_diag sockets, RTM_NEWADDR, RTM_NEWLINK, the
-// tcp_info payload): the kernel is trusted, but a length field read wrong
-// here reads past the receive buffer, which is what this target looks for.
-// The input is copied into a buffer of its exact size so ASan sees overreads.
+// Netlink reply parsers (inet_diag sockets, RTM_NEWADDR, RTM_NEWLINK, the
+// tcp_info payload, the RTM_NEWROUTE answer to a route lookup): the kernel is trusted, but a length
+// field read wrong here reads past the receive buffer, which is what this target looks for. The
+// input is copied into a buffer of its exact size so ASan sees overreads.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "common/parse/netlink_parse.h"
+#include "common/parse/route_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto in = fabric::fuzz::Split(data, size, 4);
+  auto in = fabric::fuzz::Split(data, size, 5);
   // Netlink buffers are 4-byte aligned in the kernel's receive buffer.
   std::unique_ptr<uint32_t[]> aligned(new uint32_t[in.text.size() / 4 + 1]);
   if (!in.text.empty()) std::memcpy(aligned.get(), in.text.data(), in.text.size());
@@ -37,6 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 3: {
       std::map<uint32_t, std::string> links;
       (void)fabric::ParseLinkBuffer(buffer, links, done);
+      break;
+    }
+    case 4: {
+      auto route = fabric::ParseRouteReply(buffer);
+      (void)(route.prefsrc.size() + route.gateway.size() + route.oif + route.mtu);
       break;
     }
   }

@@ -4,8 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "active-probes/tcp/host_stats.h"
+#include "common/parse/cpu_list_parse.h"
 #include "common/parse/mountinfo_parse.h"
+#include "common/parse/proc_stat_parse.h"
 #include "common/parse/snmp_parse.h"
 #include "common/parse/softnet_parse.h"
 #include "common/parse/sysctl_parse.h"
@@ -46,10 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 5:
-      (void)fabric::probe::ParseProcStat(in.text);
+      (void)fabric::ParseProcStat(in.text);
       break;
     case 6:
-      (void)fabric::probe::ParseCpuList(in.text);
+      (void)fabric::ParseCpuList(in.text);
       break;
   }
   return 0;

@@ -1,12 +1,10 @@
-// sysfs value parsers: InfiniBand port state and rate (exporter and probe
-// copies), PCIe link speed/width, ids, addresses, AER counters, the Express
-// capability decoder, and the number parsers underneath them all.
+// sysfs value parsers: InfiniBand port state and rate, PCIe link speed/width, ids, addresses, AER
+// counters, the Express capability decoder, and the number parsers underneath them all.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#include "active-probes/rdma/ib_sysfs.h"
 #include "common/parse/pcie_regs.h"
 #include "common/parse/pcie_sysfs_parse.h"
 #include "common/parse/sysfs_values.h"
@@ -18,11 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   switch (in.selector) {
     case 0:
       (void)fabric::ParseIbState(in.text, "state");
-      (void)fabric::probe::ParsePortState(in.text);
       break;
     case 1:
       (void)fabric::ParseIbRateBytes(in.text, "rate");
-      (void)fabric::probe::ParsePortRate(in.text);
       break;
     case 2:
       (void)fabric::ParseLinkSpeed(in.text, "current_link_speed");

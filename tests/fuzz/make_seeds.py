@@ -127,6 +127,13 @@ def netlink():
     link = struct.pack("<BBHiII", 0, 0, 1, 2, 0x1043, 0) + rtattr(3, b"eth0\0")
     c.add(nlmsg(16, link) + done, 3)
     c.add(nlmsg(2, struct.pack("<i", -1) + bytes(16)), 3)
+    # RTM_NEWROUTE (24): rtmsg for AF_INET /32, then RTA_OIF, RTA_PREFSRC,
+    # RTA_GATEWAY and RTA_METRICS holding RTAX_MTU.
+    route = struct.pack("<BBBBBBBBI", 2, 32, 0, 0, 254, 0, 0, 1, 0)
+    route += rtattr(4, struct.pack("<I", 2)) + rtattr(7, bytes([10, 0, 0, 1]))
+    route += rtattr(5, bytes([10, 0, 0, 254])) + rtattr(8, rtattr(2, struct.pack("<I", 9000)))
+    c.add(nlmsg(24, route), 4)
+    c.add(nlmsg(2, struct.pack("<i", -101) + bytes(16)), 4)
 
 
 def control():

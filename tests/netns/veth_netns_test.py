@@ -2,10 +2,14 @@
 """The netdev collector's real kernel path (sysfs, SIOCETHTOOL ioctls, ethtool
 netlink) on a veth pair between two network namespaces this test creates:
 real TCP traffic from one end must show up in the byte and packet counters of
-the real exporter scraped inside that namespace. Needs root; exits 77 (skip)
+the real exporter scraped inside that namespace; a real carrier flap (the peer
+end set down and up) must be counted and judged by FabricLinkFlapping (the
+rule bundle evaluated by promtool over the scraped values), and an offload
+change (GRO) must show in the next scrape. Needs root; exits 77 (skip)
 otherwise. Namespaces and veths use the prefix fl4 and 198.18.4.0/24."""
 import os
 import re
+import tempfile
 import subprocess
 import sys
 import time
@@ -133,6 +137,77 @@ class VethNetnsTest(unittest.TestCase):
         self.assertEqual(after[f"fabric_netdev_mtu_bytes{{{dev}}}"], 1500)
         # Loopback is not physical and not included.
         self.assertFalse([k for k in after if 'device="lo"' in k])
+
+
+    def test_carrier_flap_counted_and_judged(self):
+        dev = f'device="{VETH_A}"'
+        down = f'fabric_netdev_carrier_transitions_total{{{dev},role="other",transition="down"}}'
+        up = f'fabric_netdev_carrier_transitions_total{{{dev},role="other",transition="up"}}'
+        gro = f'fabric_netdev_offload_enabled{{{dev},offload="gro",role="other"}}'
+        config = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fl4-flap-{TAG}.yml")
+        with open(config, "w") as f:
+            f.write("collectors:\n  netdev:\n    device_include: '^fl4'\n")
+        try:
+            with NetnsExporter(NS_A, "--config.file=" + config, "--collector.disable-defaults",
+                               "--collector.netdev") as exporter:
+                before = samples(exporter.metrics())
+                sh("ethtool", "-K", VETH_A, "gro", "off", ns=NS_A)
+                # veth's carrier follows its peer: three real flaps of VETH_A's link.
+                for _ in range(3):
+                    sh("ip", "-n", NS_B, "link", "set", VETH_B, "down")
+                    sh("ip", "-n", NS_B, "link", "set", VETH_B, "up")
+                after_text = exporter.metrics()
+                sh("ethtool", "-K", VETH_A, "gro", "on", ns=NS_A)
+                gro_on = samples(exporter.metrics())
+        finally:
+            os.unlink(config)
+        after = samples(after_text)
+        self.assertEqual(promtool_check_metrics(after_text), "")
+        self.assertEqual(after[down] - before[down], 3, after_text)
+        self.assertEqual(after[up] - before[up], 3, after_text)
+        self.assertEqual(after[gro], 0)
+        self.assertEqual(gro_on[gro], 1)
+        self.assertFalse([k for k in after if k.startswith("fabric_collector_device_errors")],
+                         after_text)
+        self.assert_flapping_fires(before[down], after[down])
+
+    def assert_flapping_fires(self, before, after):
+        """FabricLinkFlapping over the two scraped values: fires with the three
+        flaps in the hour, not before them. The series starts at 0 with the
+        scraped difference (a counter from a nonzero start is extrapolated by
+        increase(), which would make the count in the description inexact)."""
+        rules = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules",
+                             "fabric-ladder.rules.yml")
+        series = (f'fabric_netdev_carrier_transitions_total{{job="fabric",instance="n",'
+                  f'device="{VETH_A}",role="other",transition="down"}}')
+        test = f"""rule_files: [{rules}]
+evaluation_interval: 5m
+tests:
+  - interval: 5m
+    input_series:
+      - series: '{series}'
+        values: '0x6 {int(after - before)}x12'
+    alert_rule_test:
+      - eval_time: 25m
+        alertname: FabricLinkFlapping
+        exp_alerts: []
+      - eval_time: 1h
+        alertname: FabricLinkFlapping
+        exp_alerts:
+          - exp_labels: {{instance: n, device: {VETH_A}, role: other, severity: warning}}
+            exp_annotations:
+              summary: "An interface lost its carrier repeatedly."
+              description: "{VETH_A} (other) on n went down 3 times in the last 1h."
+              runbook_url: "https://github.com/fabric-ladder/fabric-ladder/blob/main/docs/runbooks.md#fabriclinkflapping"
+"""
+        with tempfile.NamedTemporaryFile("w", suffix=".test.yml", delete=False) as f:
+            f.write(test)
+        try:
+            out = subprocess.run(["promtool", "test", "rules", f.name], capture_output=True,
+                                 text=True, timeout=60)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
 
 
 if __name__ == "__main__":

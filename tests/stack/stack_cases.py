@@ -114,10 +114,12 @@ class StackTest(unittest.TestCase):
             a for a in self.mon.firing() if a[0].startswith("Fabric") and a[0] != INSTRUMENT],
             timeout)
 
-    def assert_shape(self, inject, remove, expected):
+    def assert_shape(self, inject, remove, expected, allowed=None):
         """`expected`: {alertname: {key(labels), ...}}; exactly
         these alerts must reach the webhook after `inject()`, each on the
-        receiver its severity routes to, and each must resolve after `remove()`."""
+        receiver its severity routes to, and each must resolve after `remove()`.
+        `allowed` (same form): true consequences of the same fault that depend
+        on whether two probes overlapped; they may fire, nothing else may."""
         self.wait_quiet()
         t0 = time.monotonic()
         # Prometheus re-sends resolved alerts for 15 minutes and Alertmanager
@@ -127,6 +129,7 @@ class StackTest(unittest.TestCase):
                            if e[0] < t0 and e[2] == "resolved"}
         inject()
         want = {(name, k) for name, keys in expected.items() for k in keys}
+        may = {(name, k) for name, keys in (allowed or {}).items() for k in keys}
 
         def all_fired():
             got = {(e[3]["alertname"], key(e[3])) for e in self.fabric_events(t0, "firing")}
@@ -138,7 +141,7 @@ class StackTest(unittest.TestCase):
             # Let a wrongly matching alert surface too before judging.
             time.sleep(3)
             for at, path, _, labels, annotations in self.fabric_events(t0, "firing"):
-                if (labels["alertname"], key(labels)) not in want:
+                if (labels["alertname"], key(labels)) not in want | may:
                     self.fail(f"unrelated alert notified {at - t0:.0f} s after the fault: "
                               f"{labels}\n" + self.diagnostics())
                 self.assertEqual(path, RECEIVER[labels["severity"]], labels)
@@ -161,7 +164,7 @@ class StackTest(unittest.TestCase):
               f"{time.monotonic() - t1:.0f} s: {sorted(want)}", flush=True)
         for at, _, status, labels, _ in self.fabric_events(t0):
             seen = (labels["alertname"], key(labels))
-            if seen not in want and not (status == "resolved" and seen in resolved_before):
+            if seen not in want | may and not (status == "resolved" and seen in resolved_before):
                 self.fail(f"unrelated alert {status} {at - t0:.0f} s after the fault "
                           f"({at - t1:.0f} s after its removal): {labels}\n" + self.diagnostics())
 
@@ -214,7 +217,12 @@ class StackTest(unittest.TestCase):
              # And what it costs: node-a's data to node-b (its send probe,
              # node-b's receive probe) crosses the quarter-rate second link.
              "FabricPathFarBelowPeers": {("node-a", "node-b", "", "send"),
-                                         ("node-b", "node-a", "", "receive")}})
+                                         ("node-b", "node-a", "", "receive")}},
+            # node-a's ACKs to node-b take the second link too: node-b's probes
+            # to node-a slow down when they overlap node-a's own probe to node-b
+            # on that link (the schedule decides whether they do).
+            allowed={"FabricPathFarBelowPeers": {("node-b", "node-a", "", "send"),
+                                                 ("node-a", "node-b", "", "receive")}})
 
     def test_3_mtu_mismatch(self):
         ns = NODES["node-c"][0]

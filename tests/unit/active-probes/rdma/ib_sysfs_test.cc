@@ -20,22 +20,28 @@ std::vector<RdmaPortInfo> TwoDevices() {
   return ports.ok() ? *ports : std::vector<RdmaPortInfo>{};
 }
 
-TEST(IbSysfsParse, PortState) {
-  auto s = ParsePortState("4: ACTIVE\n");
-  ASSERT_TRUE(s.ok());
-  EXPECT_EQ(s->first, 4);
-  EXPECT_EQ(s->second, "ACTIVE");
-  EXPECT_FALSE(ParsePortState("ACTIVE").ok());
-  EXPECT_FALSE(ParsePortState("x: ACTIVE").ok());
-  EXPECT_FALSE(ParsePortState("9: BOGUS").ok());
-}
-
-TEST(IbSysfsParse, PortRate) {
-  EXPECT_DOUBLE_EQ(*ParsePortRate("200 Gb/sec (4X HDR)"), 200e9);
-  EXPECT_DOUBLE_EQ(*ParsePortRate("2.5 Gb/sec (1X SDR)"), 2.5e9);
-  EXPECT_FALSE(ParsePortRate("200 Mb/sec").ok());
-  EXPECT_FALSE(ParsePortRate("fast Gb/sec").ok());
-  EXPECT_FALSE(ParsePortRate("").ok());
+// State and rate come from common/kernel's reader; the probe keeps only the
+// states the IB spec defines (0-7) and reports the rate in bits.
+TEST(IbSysfs, PortStateAndRate) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+  dir.Write("sys/class/infiniband/mlx5_0/ports/1/rate", "200 Gb/sec (4X HDR)\n");
+  dir.Write("sys/class/infiniband/mlx5_0/ports/2/state", "9: BOGUS\n");
+  dir.Write("sys/class/infiniband/mlx5_0/ports/2/rate", "2.5 Gb/sec (1X SDR)\n");
+  dir.Write("sys/class/infiniband/mlx5_1/ports/1/state", "ACTIVE\n");
+  dir.Write("sys/class/infiniband/mlx5_1/ports/1/rate", "200 Mb/sec\n");
+  SysRoot root((dir.path() / "proc").string(), (dir.path() / "sys").string());
+  auto ports = ListRdmaPorts(root);
+  ASSERT_TRUE(ports.ok());
+  ASSERT_EQ(ports->size(), 3u);
+  EXPECT_EQ((*ports)[0].state, 4);
+  EXPECT_EQ((*ports)[0].state_text, "ACTIVE");
+  EXPECT_DOUBLE_EQ((*ports)[0].rate_bits_per_second, 200e9);
+  EXPECT_EQ((*ports)[1].state, 0);  // 9 is no IB port state
+  EXPECT_FALSE((*ports)[1].active());
+  EXPECT_DOUBLE_EQ((*ports)[1].rate_bits_per_second, 2.5e9);
+  EXPECT_EQ((*ports)[2].state, 0);  // no "N:" prefix
+  EXPECT_DOUBLE_EQ((*ports)[2].rate_bits_per_second, 0);
 }
 
 TEST(IbSysfs, ListsEveryPortSorted) {

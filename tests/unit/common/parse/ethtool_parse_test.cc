@@ -16,6 +16,9 @@ TEST(EthtoolParseTest, RecordedCommandLine) {
       {"# ethtool -I -a ens1f0np0", EthtoolCommand::kPause},
       {"ethtool --show-channels ens1f0np0", EthtoolCommand::kChannels},
       {"# ethtool -g ens1f0np0", EthtoolCommand::kRings},
+      {"# ethtool --include-statistics --show-fec ens1f0np0", EthtoolCommand::kFec},
+      {"# ethtool -c ens1f0np0", EthtoolCommand::kCoalesce},
+      {"# ethtool -k ens1f0np0", EthtoolCommand::kFeatures},
   };
   for (const auto& c : cases) {
     auto r = ParseRecordedCommandLine(c.line, "f");
@@ -24,7 +27,7 @@ TEST(EthtoolParseTest, RecordedCommandLine) {
     EXPECT_EQ(r->interface, "ens1f0np0");
   }
   EXPECT_FALSE(ParseRecordedCommandLine("NIC statistics:", "f").ok());
-  EXPECT_FALSE(ParseRecordedCommandLine("# ethtool -k eth0", "f").ok());
+  EXPECT_FALSE(ParseRecordedCommandLine("# ethtool -e eth0", "f").ok());
   EXPECT_FALSE(ParseRecordedCommandLine("# ethtool -S -i eth0", "f").ok());
   auto bad = ParseRecordedCommandLine("# ip -s link", "rec/stats.txt");
   ASSERT_FALSE(bad.ok());

@@ -126,17 +126,38 @@ TEST(NetdevCollectorTest, BadConfigNamesTheKey) {
   }
 }
 
-TEST(NetdevCollectorTest, BrokenRecordingFailsTheCollectorNamingTheFile) {
+// Failure isolation per device: one interface's malformed recording drops
+// only that interface's driver statistics; its other families and every
+// other interface stay, and the error series names the interface and source.
+TEST(NetdevCollectorTest, BrokenRecordingDropsOnlyThatInterfacesFamily) {
   fabric::testing::TestDir dir;
-  dir.Write("sys/class/net/eth9/mtu", "1500\n");
-  dir.Write("sys/class/net/eth9/ethtool.recorded/driver.txt",
-            "# ethtool -i eth9\ndriver: mlx5_core\n");
+  for (const char* ifname : {"eth8", "eth9"}) {
+    const std::string base = std::string("sys/class/net/") + ifname;
+    dir.Write(base + "/mtu", "1500\n");
+    dir.Write(base + "/ethtool.recorded/driver.txt",
+              std::string("# ethtool -i ") + ifname + "\ndriver: mlx5_core\n");
+  }
+  dir.Write("sys/class/net/eth8/ethtool.recorded/stats.txt",
+            "# ethtool -S eth8\nNIC statistics:\n     tx_pause_ctrl_phy: 7\n");
   dir.Write("sys/class/net/eth9/ethtool.recorded/stats.txt",
             "# ethtool -S eth9\nNIC statistics:\n     tx_pause_ctrl_phy: x\n");
-  auto s = ScrapeWith(&MakeNetdevCollector, dir.path().string(), "interfaces: [eth9]\n");
-  ASSERT_FALSE(s.status.ok());
-  EXPECT_NE(s.status.error().message.find("stats.txt:3: "), std::string::npos)
-      << s.status.error().message;
+  auto s = ScrapeWith(&MakeNetdevCollector, dir.path().string(), "interfaces: [eth8, eth9]\n");
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  EXPECT_TRUE(Has(s.text, "fabric_netdev_mtu_bytes{device=\"eth9\"} 1500")) << s.text;
+  EXPECT_TRUE(Has(s.text, "fabric_netdev_mtu_bytes{device=\"eth8\"} 1500")) << s.text;
+  EXPECT_NE(s.text.find("fabric_netdev_driver_pause_frames_total{device=\"eth8\""),
+            std::string::npos)
+      << s.text;
+  EXPECT_EQ(s.text.find("fabric_netdev_driver_pause_frames_total{device=\"eth9\""),
+            std::string::npos)
+      << s.text;
+  EXPECT_TRUE(Has(s.text,
+                  "fabric_collector_device_errors{collector=\"netdev\",device=\"eth9\","
+                  "source=\"ethtool_stats\"} 1"))
+      << s.text;
+  EXPECT_EQ(s.text.find("fabric_collector_device_errors{collector=\"netdev\",device=\"eth8\""),
+            std::string::npos)
+      << s.text;
 }
 
 // The typing of driver statistics is reused between scrapes only while the

@@ -44,12 +44,23 @@ TEST(RdmaCollectorTest, NoRdmaDevicesIsSuccessWithoutSamples) {
   EXPECT_EQ(s.text, "");
 }
 
-TEST(RdmaCollectorTest, GarbageCounterFailsNamingTheFile) {
+// One port's garbage counter drops that port's counters only: its state and
+// the other device's counters stay, and the error series names the port.
+TEST(RdmaCollectorTest, GarbageCounterDropsOnlyThatPortsCounters) {
   fabric::testing::TestDir dir;
+  dir.Write("sys/class/infiniband/mlx5_8/ports/1/counters/port_rcv_data", "12\n");
   dir.Write("sys/class/infiniband/mlx5_9/ports/1/counters/port_rcv_data", "lots\n");
+  dir.Write("sys/class/infiniband/mlx5_9/ports/1/state", "4: ACTIVE\n");
   auto s = ScrapeWith(&MakeRdmaCollector, dir.path().string());
-  ASSERT_FALSE(s.status.ok());
-  EXPECT_NE(s.status.error().message.find("port_rcv_data"), std::string::npos);
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  EXPECT_NE(s.text.find("{device=\"mlx5_8\",direction=\"rx\",port=\"1\"} 48"), std::string::npos)
+      << s.text;
+  EXPECT_TRUE(Has(s.text, "fabric_rdma_port_state{device=\"mlx5_9\",port=\"1\"} 4")) << s.text;
+  EXPECT_TRUE(Has(s.text,
+                  "fabric_collector_device_errors{collector=\"rdma\",device=\"mlx5_9/1\","
+                  "source=\"counters\"} 1"))
+      << s.text;
+  EXPECT_EQ(s.text.find("device=\"mlx5_8/1\""), std::string::npos) << s.text;
 }
 
 }  // namespace

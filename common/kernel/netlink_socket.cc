@@ -1,0 +1,98 @@
+#include "common/kernel/netlink_socket.h"
+
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/read/file_reader.h"
+
+namespace fabric {
+namespace {
+
+// The errno of a reply that starts with NLMSG_ERROR, else 0.
+int LeadingNetlinkErrno(const char* data, size_t length) {
+  nlmsghdr header;
+  if (length < NLMSG_HDRLEN + sizeof(int)) return 0;
+  std::memcpy(&header, data, sizeof(header));
+  if (header.nlmsg_type != NLMSG_ERROR) return 0;
+  int err = 0;
+  std::memcpy(&err, data + NLMSG_HDRLEN, sizeof(err));
+  return -err;
+}
+
+}  // namespace
+
+Result<NetlinkSocket> NetlinkSocket::Open(int protocol) {
+  UniqueFd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol));
+  if (!fd.valid()) {
+    int err = errno;
+    std::string what = std::string("netlink socket: ") + std::strerror(err);
+    return IsAbsentErrno(err) || err == EPROTONOSUPPORT ? MakeAbsent(what) : MakeError(what);
+  }
+  return NetlinkSocket(std::move(fd));
+}
+
+void NetlinkSocket::SetReceiveTimeout(std::chrono::milliseconds timeout) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+Status NetlinkSocket::Send(const void* request, size_t length) {
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(fd_.get(), request, length, 0, reinterpret_cast<sockaddr*>(&kernel),
+               sizeof(kernel)) < 0) {
+    return MakeError(std::string("netlink send: ") + std::strerror(errno));
+  }
+  return OkStatus();
+}
+
+Result<std::string> NetlinkSocket::Request(const void* request, size_t length, size_t max_bytes) {
+  FABRIC_RETURN_IF_ERROR(Send(request, length));
+  std::string reply(max_bytes, '\0');
+  ssize_t n;
+  do {
+    n = ::recv(fd_.get(), reply.data(), reply.size(), 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return MakeError(std::string("netlink receive: ") + std::strerror(errno));
+  reply.resize(static_cast<size_t>(n));
+  return reply;
+}
+
+Status NetlinkSocket::Dump(const void* request, size_t length, const ParseBuffer& parse,
+                           size_t max_bytes) {
+  FABRIC_RETURN_IF_ERROR(Send(request, length));
+  // 32 KiB per recv is what the kernel fills at most per dump step for
+  // sock_diag; a larger buffer avoids MSG_TRUNC on rtnetlink's big messages.
+  std::string buffer(64 * 1024, '\0');
+  size_t total = 0;
+  for (bool done = false; !done;) {
+    ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return MakeError(std::string("netlink recv: ") + std::strerror(errno));
+    }
+    if (n == 0) return MakeError("netlink recv: socket closed before NLMSG_DONE");
+    total += static_cast<size_t>(n);
+    if (total > max_bytes) {
+      constexpr size_t kGiB = size_t{1} << 30;
+      return MakeError("netlink dump larger than " +
+                       (max_bytes % kGiB == 0 ? std::to_string(max_bytes / kGiB) + " GiB"
+                                              : std::to_string(max_bytes) + " bytes"));
+    }
+    if (int err = LeadingNetlinkErrno(buffer.data(), static_cast<size_t>(n)); IsAbsentErrno(err)) {
+      // No handler for this family or protocol (e.g. IPv6 disabled, or
+      // inet_diag not built): this host does not have it.
+      return MakeAbsent(std::string("netlink dump: ") + std::strerror(err));
+    }
+    FABRIC_RETURN_IF_ERROR(parse(std::string_view(buffer.data(), static_cast<size_t>(n)), done));
+  }
+  return OkStatus();
+}
+
+}  // namespace fabric

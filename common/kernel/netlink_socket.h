@@ -1,0 +1,46 @@
+// The one netlink client: a NETLINK_ROUTE (rtnetlink) or NETLINK_SOCK_DIAG
+// socket that sends a request and hands the kernel's reply buffers to a pure
+// parser (common/parse/netlink_parse.h, route_parse.h). The route check asks
+// it for one route, the flows backend for address, link and socket dumps.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "common/unique_fd.h"
+
+namespace fabric {
+
+class NetlinkSocket {
+ public:
+  // A socket of `protocol` (NETLINK_ROUTE, NETLINK_SOCK_DIAG); absent when
+  // the kernel does not have the protocol.
+  static Result<NetlinkSocket> Open(int protocol);
+
+  // Replies that take longer than `timeout` fail the receive (EAGAIN).
+  void SetReceiveTimeout(std::chrono::milliseconds timeout);
+
+  // Sends one request and returns the first reply buffer (up to
+  // `max_bytes`): the whole answer of a request such as RTM_GETROUTE.
+  Result<std::string> Request(const void* request, size_t length, size_t max_bytes = 8192);
+
+  // Sends one dump request (NLM_F_DUMP) and feeds every reply buffer to
+  // `parse` until it sets `done` (the dump's NLMSG_DONE). A dump larger than
+  // `max_bytes` in all fails. An NLMSG_ERROR leading a reply with an errno
+  // meaning "no handler" (IsAbsentErrno: IPv6 disabled, inet_diag not built)
+  // makes the result absent.
+  using ParseBuffer = std::function<Status(std::string_view buffer, bool& done)>;
+  Status Dump(const void* request, size_t length, const ParseBuffer& parse, size_t max_bytes);
+
+ private:
+  explicit NetlinkSocket(UniqueFd fd) : fd_(std::move(fd)) {}
+  Status Send(const void* request, size_t length);
+
+  UniqueFd fd_;
+};
+
+}  // namespace fabric

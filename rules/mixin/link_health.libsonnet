@@ -1,0 +1,128 @@
+// Link health between probe runs (issue 26): carrier flaps and RDMA link
+// errors judged over a window (never one increment), the pre-FEC bit error
+// rate against a budget, PCIe links that retrain between scrapes, AER
+// correctable-error bursts, a path that stays slow after its NIC flapped,
+// and a fabric NIC whose offloads differ from its peers'.
+{
+  _config+:: {
+    // Down transitions of a carrier (or RDMA link_downed) within
+    // linkFlapWindow that make a flapping link: one is a reboot or a cable
+    // swap, three in an hour is a link that cannot hold.
+    linkFlapCount: 3,
+    linkFlapWindow: '1h',
+    // Pre-FEC bit error ratio budget (corrected bits / line bits). RS(544,514)
+    // corrects up to ~2.4e-4 and RS(528,514) ~5e-5; a link at 1e-6 still
+    // delivers error-free frames but has lost most of its margin, early
+    // enough to replace the cable or optic in a maintenance window.
+    preFecBerBudget: 1e-6,
+    // PCIe speed or width changes within pcieTransitionWindow (the link
+    // sampler's counts, seen between scrapes): two is one drop and recovery.
+    pcieTransitionCount: 4,
+    pcieTransitionWindow: '1h',
+    // AER correctable errors per second that make a burst.
+    aerCorrectableRate: 1,
+    // After a flap of the node's fabric NIC within postFlapWindow, a path
+    // whose probe rate stays more than postFlapFraction below its best in
+    // the postFlapLookback before the flap.
+    postFlapWindow: '6h',
+    postFlapLookback: '1d',
+    postFlapFraction: 0.3,
+  },
+
+  local c = $._config,
+  local alert(name, severity, expr, summary, description, for_) = {
+    alert: name,
+    expr: expr,
+    'for': for_,
+    labels: { severity: severity },
+    annotations: {
+      summary: summary,
+      description: description,
+      runbook_url: '%s#%s' % [c.runbookBase, std.asciiLower(name)],
+    },
+  },
+
+  prometheusRules+:: {
+    groups+: [{
+      name: 'fabric-ladder.link_health',
+      rules: [
+        {
+          // Carrier down transitions per interface over the flap window.
+          record: 'instance_device:fabric_netdev_carrier_down:increase',
+          expr: |||
+            sum by (instance, device, role) (
+              increase(fabric_netdev_carrier_transitions_total{%(selector)s, transition="down"}[%(linkFlapWindow)s])
+            )
+          ||| % c,
+        },
+        {
+          // Pre-FEC bit error ratio: bits the PHY corrected over the bits the
+          // line carried (speed x 8). The mlx5 phy counter where the kernel's
+          // FEC statistics count codewords only.
+          record: 'instance_device:fabric_netdev_pre_fec_ber:rate5m',
+          expr: |||
+            sum by (instance, device) (rate(fabric_netdev_phy_corrected_bit_errors_total{%(selector)s}[5m]))
+            / on (instance, device) (max by (instance, device) (fabric_netdev_speed_bytes{%(selector)s}) * 8)
+          ||| % c,
+        },
+        {
+          // The fleet's usual state of each offload on fabric NICs (the
+          // median of 0/1 is the majority).
+          record: 'offload:fabric_netdev_offload_enabled:fleet_median',
+          expr: |||
+            quantile by (offload) (0.5, fabric_netdev_offload_enabled{%(selector)s, role="fabric"})
+          ||| % c,
+        },
+      ],
+    }],
+  },
+
+  prometheusAlerts+:: {
+    groups+: [{
+      name: 'fabric-ladder.link_health_alerts',
+      rules: [
+        alert('FabricLinkFlapping', 'warning', |||
+          instance_device:fabric_netdev_carrier_down:increase >= %(linkFlapCount)s
+        ||| % c, 'An interface lost its carrier repeatedly.',
+              '{{ $labels.device }} ({{ $labels.role }}) on {{ $labels.instance }} went down {{ $value | humanize }} times in the last %s.' % c.linkFlapWindow, '5m'),
+        alert('FabricRdmaLinkUnstable', 'warning', |||
+          sum by (instance, device, port) (
+            increase(fabric_rdma_port_link_downed_total{%(selector)s}[%(linkFlapWindow)s])
+            + increase(fabric_rdma_port_link_error_recoveries_total{%(selector)s}[%(linkFlapWindow)s])
+          ) >= %(linkFlapCount)s
+        ||| % c, 'An RDMA port went down or recovered from link errors repeatedly.',
+              'RDMA port {{ $labels.device }}/{{ $labels.port }} on {{ $labels.instance }} counted {{ $value | humanize }} link downs and error recoveries in the last %s.' % c.linkFlapWindow, '5m'),
+        alert('FabricPreFecBerAboveBudget', 'warning', |||
+          instance_device:fabric_netdev_pre_fec_ber:rate5m > %(preFecBerBudget)s
+        ||| % c, 'A link corrects more bit errors than its budget.',
+              '{{ $labels.device }} on {{ $labels.instance }} runs at a pre-FEC bit error ratio of {{ $value | humanize }}, above the budget of %g: the cable or optic is losing margin.' % c.preFecBerBudget, '30m'),
+        alert('FabricPcieLinkUnstable', 'warning', |||
+          sum by (instance, address) (
+            increase(fabric_pcie_link_transitions_total{%(selector)s}[%(pcieTransitionWindow)s])
+          ) >= %(pcieTransitionCount)s
+        ||| % c, 'A PCIe link changed speed or width between scrapes.',
+              'The PCIe link of {{ $labels.address }} on {{ $labels.instance }} changed speed or width {{ $value | humanize }} times in the last %s.' % c.pcieTransitionWindow, '5m'),
+        alert('FabricPcieAerCorrectableBurst', 'warning', |||
+          sum by (instance, address) (
+            rate(fabric_pcie_aer_errors_total{%(selector)s, severity="correctable"}[5m])
+          ) > %(aerCorrectableRate)s
+        ||| % c, 'A PCIe device reports a burst of correctable AER errors.',
+              '{{ $labels.address }} on {{ $labels.instance }} reports {{ $value | humanize }} correctable AER errors per second.', '15m'),
+        alert('FabricRateLowAfterFlap', 'warning', |||
+          max by (instance, target, direction, probe) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi"})
+          < (1 - %(postFlapFraction)s) * max by (instance, target, direction, probe) (
+              max_over_time(fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi"}[%(postFlapLookback)s] offset %(postFlapWindow)s))
+          and on (instance) group by (instance) (
+            increase(fabric_netdev_carrier_transitions_total{%(selector)s, transition="down", role="fabric"}[%(postFlapWindow)s]) > 0)
+        ||| % c, 'A path stayed slow after its fabric NIC flapped.',
+              'The {{ $labels.probe }} rate from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) is {{ $value | humanize }}B/s, more than %g%% below its best before the fabric NIC went down in the last %s: the link came back degraded (renegotiated speed, FEC, lost RDMA state).' % [100 * c.postFlapFraction, c.postFlapWindow], '1h'),
+        alert('FabricOffloadDiffersFromPeers', 'warning', |||
+          fabric_netdev_offload_enabled{%(selector)s, role="fabric"}
+          != on (offload) group_left () offload:fabric_netdev_offload_enabled:fleet_median
+          and on (offload) count by (offload) (fabric_netdev_offload_enabled{%(selector)s, role="fabric"}) >= 3
+        ||| % c, 'A fabric NIC has an offload set unlike its peers.',
+              '{{ $labels.offload }} is {{ if eq $value 1.0 }}on{{ else }}off{{ end }} on {{ $labels.device }} of {{ $labels.instance }}, unlike most fabric NICs of the fleet: a likely cause of receive backpressure on this node only.', '30m'),
+      ],
+    }],
+  },
+}
