@@ -26,6 +26,9 @@ enum class ErrorCode {
   kNoActivePort,  // The RDMA device's port is down: ours or the responder's.
   kNoSpace,       // The filesystem filled up, or has too little room to leave the reserve.
   kNoRoute,       // The kernel has no route to the peer.
+  // The interface's configuration (its MTU) changed during the run: the connections agreed
+  // their segment size under the old setting, so the numbers measure neither setting.
+  kConfigChanged,
 };
 
 }  // namespace fabric

@@ -9,7 +9,7 @@ using V = ProbeValue;
 using U = ValueUnit;
 
 // clang-format off
-constexpr std::array<ValueInfo, 23> kValueCatalogue = {{
+constexpr std::array<ValueInfo, 24> kValueCatalogue = {{
   {V::kThroughput, "throughput_bytes_per_second",
    "Probe payload throughput over the measured window (warm-up excluded), counted at the receiver.",
    U::kBytesPerSecond},
@@ -23,6 +23,10 @@ constexpr std::array<ValueInfo, 23> kValueCatalogue = {{
   {V::kRetransmits, "retransmits", "TCP segments retransmitted during the window (TCP_INFO deltas).",
    U::kCount},
   {V::kRtt, "rtt_seconds", "Smoothed round-trip time at the end of the window.", U::kSeconds},
+  {V::kMinRtt, "min_rtt_seconds",
+   "Lowest round-trip time the connections saw (TCP_INFO min_rtt): the path's delay without the "
+   "queue the probe builds, the RTT of the bandwidth-delay product.",
+   U::kSeconds},
   {V::kCwnd, "cwnd_bytes", "Congestion window at the end of the window.", U::kBytes},
   {V::kRwndLimited, "rwnd_limited_ratio",
    "Fraction of the window the sender was limited by the receiver's window.", U::kRatio},

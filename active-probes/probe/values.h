@@ -21,6 +21,7 @@ enum class ProbeValue {
   kStreamMax,
   kRetransmits,
   kRtt,
+  kMinRtt,
   kCwnd,
   kRwndLimited,
   kSndbufLimited,

@@ -172,6 +172,7 @@ Session::Outcome Session::Run() {
   }
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Reject("streams-failed");
   std::string iface = InterfaceForAddress(LocalAddress(control_.fd()));
+  const int64_t mtu_start = ReadInterfaceMtu(options_.root, iface);
 
   Message ready;
   ready.verb = "READY";
@@ -192,11 +193,14 @@ Session::Outcome Session::Run() {
     return Fail(mark_end.ok() ? "expected MARK" : mark_end.error().message);
   }
   WindowEdge b = SampleEdge(streams, options_.root, iface);
+  const int64_t mtu_end = ReadInterfaceMtu(options_.root, iface);
   streams.StopSending();
   streams.Join(kStreamJoinTimeout);
 
   SideReport report = DiffEdges(a, b, send);
   report.iface = iface;
+  report.mtu_start = mtu_start;
+  report.mtu_end = mtu_end;
   report.link_bps = ReadLinkSpeedBps(options_.root.sysfs(), iface);
   if (auto s = control_.Write(SideReportToMessage(report), idle()); !s.ok()) {
     return Fail(s.error().message);

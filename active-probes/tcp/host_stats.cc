@@ -50,6 +50,9 @@ TcpInfoSample SampleTcpInfo(int fd) {
     s.bytes_acked = info.tcpi_bytes_acked;
     s.bytes_received = info.tcpi_bytes_received;
   }
+  if (has(offsetof(tcp_info, tcpi_min_rtt) + sizeof(info.tcpi_min_rtt))) {
+    s.min_rtt_us = info.tcpi_min_rtt;
+  }
   if (has(offsetof(tcp_info, tcpi_sndbuf_limited) + sizeof(info.tcpi_sndbuf_limited))) {
     s.busy_us = info.tcpi_busy_time;
     s.rwnd_limited_us = info.tcpi_rwnd_limited;
@@ -132,6 +135,12 @@ NicCounters ReadNicCounters(const std::string& sysfs, const std::string& iface) 
   c.rx_bytes = counters->rx_bytes;
   c.tx_bytes = counters->tx_bytes;
   return c;
+}
+
+int64_t ReadInterfaceMtu(const SysRoot& root, const std::string& iface) {
+  if (iface.empty()) return 0;
+  auto mtu = ReadNetInt(NetInterfaceDir(root, iface), "mtu");
+  return mtu.ok() && mtu->has_value() ? **mtu : 0;
 }
 
 double ReadLinkSpeedBps(const std::string& sysfs, const std::string& iface) {

@@ -15,6 +15,7 @@
 
 #include "common/parse/cpu_list_parse.h"
 #include "common/parse/proc_stat_parse.h"
+#include "common/read/sysroot.h"
 #include "common/result.h"
 
 namespace fabric::probe {
@@ -24,6 +25,8 @@ struct TcpInfoSample {
   uint64_t total_retrans = 0;
   uint32_t rtt_us = 0;
   uint32_t rttvar_us = 0;
+  // The lowest RTT the connection has seen (Linux 4.6+): the path without queueing, 0 when unknown.
+  uint32_t min_rtt_us = 0;
   uint32_t snd_cwnd = 0;  // segments
   uint32_t snd_mss = 0;
   uint32_t pmtu = 0;
@@ -66,6 +69,8 @@ struct NicCounters {
   uint64_t tx_bytes = 0;
 };
 NicCounters ReadNicCounters(const std::string& sysfs, const std::string& iface);
+// The interface's MTU from sysfs, 0 when unknown.
+int64_t ReadInterfaceMtu(const SysRoot& root, const std::string& iface);
 // Link speed in bits/s from sysfs, 0 when unknown (loopback, down links).
 double ReadLinkSpeedBps(const std::string& sysfs, const std::string& iface);
 // CPUs of the NUMA node the interface's device sits on, empty when unknown.

@@ -37,8 +37,10 @@ std::string DirectionJson(const DirectionResult& d) {
          ",\"max\":" + JsonNumber(d.per_stream.max) + ",\"each\":[" + per +
          "]},\"retransmits\":" + std::to_string(d.retransmits) +
          ",\"rtt_seconds\":" + JsonNumber(d.rtt_seconds) +
+         ",\"min_rtt_seconds\":" + JsonNumber(d.min_rtt_seconds) +
          ",\"cwnd_segments\":" + std::to_string(d.cwnd_segments) +
          ",\"receiver_window_limited_fraction\":" + JsonNumber(d.rwnd_limited_fraction) +
+         ",\"sender_busy_fraction\":" + JsonNumber(d.sender_busy_fraction) +
          ",\"window_bound_ratio\":" + JsonNumber(d.window_bound_ratio) +
          ",\"send_buffer_limited_fraction\":" + JsonNumber(d.sndbuf_limited_fraction) +
          ",\"mss_bytes\":" + std::to_string(d.mss) +
@@ -81,6 +83,10 @@ std::string ResultToJson(const TcpProbeResult& r) {
          ",\"counters_valid\":" + JsonBool(r.nic_valid) +
          ",\"bytes\":" + std::to_string(r.nic_bytes) +
          ",\"probe_explained_bytes\":" + std::to_string(r.expected_nic_bytes) +
+         ",\"responder\":{\"interface\":" + JsonString(r.responder_iface) +
+         ",\"counters_valid\":" + JsonBool(r.responder_nic_valid) +
+         ",\"bytes\":" + std::to_string(r.responder_nic_bytes) +
+         ",\"probe_explained_bytes\":" + std::to_string(r.responder_expected_nic_bytes) + "}" +
          "},\"self_checks\":{\"cpu_bound\":" + JsonBool(c.cpu_bound) +
          ",\"contended\":" + JsonBool(c.contended) +
          ",\"stream_limited\":" + JsonBool(c.stream_limited) +

@@ -18,31 +18,63 @@ std::string GbpsText(double bytes_per_second) {
 
 void EvaluateSelfChecks(TcpProbeResult& r) {
   SelfChecks& c = r.checks;
-  auto cpu = [&](const SideCpu& side, const char* who) {
+  // A busy host CPU limits the probe only where the probe waited on that host: its senders
+  // ran out of data (the sending side's threads did not get the CPU) or its receivers did not
+  // drain (the window closed). A host busy while the link set the pace (a shaped or congested
+  // path: senders always had data, the window stayed open) measured the path, not the host.
+  // `sending`: the direction in which this side sends; `receiving`: in which it receives.
+  auto host_held = [&](Direction sending, Direction receiving) -> std::string {
+    for (const auto& d : r.directions) {
+      if (d.direction == sending &&
+          (d.sender_busy_fraction < 0 || d.sender_busy_fraction < kSenderStarvedBelow)) {
+        return d.sender_busy_fraction < 0
+                   ? "senders' busy time unknown"
+                   : "its senders had data queued " + PercentText(d.sender_busy_fraction) +
+                         " of the window";
+      }
+      if (d.direction == receiving && d.rwnd_limited_fraction >= kWindowLimitedFraction) {
+        return "its receivers held the window closed " + PercentText(d.rwnd_limited_fraction) +
+               " of busy time";
+      }
+    }
+    return "";
+  };
+  auto cpu = [&](const SideCpu& side, const char* who, Direction sending, Direction receiving) {
     if (side.max_thread_cpu >= kCpuBoundFraction) {
       c.cpu_bound = true;
       c.notes.push_back(std::string("cpu_bound: a ") + who + " stream thread used " +
                         PercentText(side.max_thread_cpu) + " of a core");
     }
     if (side.host_max_cpu_busy >= kCpuBoundFraction) {
-      c.cpu_bound = true;
-      c.notes.push_back(std::string("cpu_bound: ") + who + " host CPU " +
-                        std::to_string(side.host_max_cpu) + " was " +
-                        PercentText(side.host_max_cpu_busy) + " busy");
+      std::string held = host_held(sending, receiving);
+      if (!held.empty()) {
+        c.cpu_bound = true;
+        c.notes.push_back(std::string("cpu_bound: ") + who + " host CPU " +
+                          std::to_string(side.host_max_cpu) + " was " +
+                          PercentText(side.host_max_cpu_busy) + " busy and " + held);
+      }
     }
   };
-  cpu(r.local_cpu, "local");
-  cpu(r.remote_cpu, "responder");
+  cpu(r.local_cpu, "local", Direction::kSend, Direction::kReceive);
+  cpu(r.remote_cpu, "responder", Direction::kReceive, Direction::kSend);
 
-  if (r.nic_valid) {
-    double excess = static_cast<double>(r.nic_bytes) - static_cast<double>(r.expected_nic_bytes);
-    double allowed = kContendedExcess * static_cast<double>(r.expected_nic_bytes) + (1 << 20);
+  // Either end's NIC carrying more than the probe explains: the path was shared, at this end
+  // or at the responder's.
+  auto nic = [&](bool valid, uint64_t bytes, uint64_t expected, const std::string& iface,
+                 const char* who) {
+    if (!valid) return;
+    double excess = static_cast<double>(bytes) - static_cast<double>(expected);
+    double allowed = kContendedExcess * static_cast<double>(expected) + (1 << 20);
     if (excess > allowed) {
       c.contended = true;
-      c.notes.push_back("contended: " + r.iface + " moved " + std::to_string(r.nic_bytes) +
-                        " bytes, the probe explains " + std::to_string(r.expected_nic_bytes));
+      c.notes.push_back(std::string("contended: ") + who + " " + iface + " moved " +
+                        std::to_string(bytes) + " bytes, the probe explains " +
+                        std::to_string(expected));
     }
-  }
+  };
+  nic(r.nic_valid, r.nic_bytes, r.expected_nic_bytes, r.iface, "local");
+  nic(r.responder_nic_valid, r.responder_nic_bytes, r.responder_expected_nic_bytes,
+      r.responder_iface, "responder");
 
   for (const auto& d : r.directions) {
     const std::string direction(DirectionName(d.direction));

@@ -16,6 +16,10 @@ inline constexpr double kWindowBoundRatio = 0.70;
 // NIC bytes beyond what the probe's own segments (with headers and ACKs)
 // explain, as a fraction of the probe's bytes, before `contended` is set.
 inline constexpr double kContendedExcess = 0.10;
+// Senders with data queued less than this share of the window were starved by their own
+// application: a busy host CPU then explains the rate. Above it the network (or the window)
+// set the pace and a busy host did not.
+inline constexpr double kSenderStarvedBelow = 0.80;
 
 void EvaluateSelfChecks(TcpProbeResult& r);
 

@@ -72,7 +72,7 @@ DirectionResult Combine(Direction direction, const SideReport& receiver, const S
   d.direction = direction;
   d.streams = static_cast<uint32_t>(n);
   d.window_seconds = receiver.window_seconds;
-  uint64_t busy = 0, rwnd = 0, sndbuf = 0, rtt_sum = 0;
+  uint64_t busy = 0, rwnd = 0, sndbuf = 0, rtt_sum = 0, min_rtt_us = 0;
   for (size_t i = first; i < first + n && i < receiver.streams.size(); ++i) {
     const auto& rx = receiver.streams[i];
     d.bytes += rx.bytes;
@@ -90,6 +90,9 @@ DirectionResult Combine(Direction direction, const SideReport& receiver, const S
     rwnd += tx.rwnd_limited_us;
     sndbuf += tx.sndbuf_limited_us;
     rtt_sum += tx.rtt_us;
+    if (tx.min_rtt_us > 0 && (min_rtt_us == 0 || tx.min_rtt_us < min_rtt_us)) {
+      min_rtt_us = tx.min_rtt_us;
+    }
     if (tx.snd_wnd > 0 && tx.rtt_us > 0) {
       double window_rate =
           static_cast<double>(tx.snd_wnd) / (static_cast<double>(tx.rtt_us) * 1e-6);
@@ -108,11 +111,16 @@ DirectionResult Combine(Direction direction, const SideReport& receiver, const S
   d.bytes_per_second =
       receiver.window_seconds > 0 ? static_cast<double>(d.bytes) / receiver.window_seconds : 0;
   d.per_stream = Summarize(d.stream_bytes_per_second);
+  if (busy > 0 && n > 0 && sender.window_seconds > 0) {
+    d.sender_busy_fraction = std::min(
+        1.0, static_cast<double>(busy) * 1e-6 / (static_cast<double>(n) * sender.window_seconds));
+  }
   if (busy > 0) {
     d.rwnd_limited_fraction = static_cast<double>(rwnd) / static_cast<double>(busy);
     d.sndbuf_limited_fraction = static_cast<double>(sndbuf) / static_cast<double>(busy);
   }
   if (n > 0) d.rtt_seconds = static_cast<double>(rtt_sum) / static_cast<double>(n) * 1e-6;
+  d.min_rtt_seconds = static_cast<double>(min_rtt_us) * 1e-6;
   return d;
 }
 
@@ -157,6 +165,8 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   auto payload = Payload::Create(o.block, up ? o.mode : SendMode::kCopy);
   if (!payload.ok()) return Unexpected{payload.error()};
   std::string iface = InterfaceForAddress(LocalAddress(control.fd()));
+  // Before the streams connect: their segment size is agreed under this MTU.
+  const int64_t mtu_start = ReadInterfaceMtu(ctx.root, iface);
   std::vector<int> cpus = ChooseCpus(o, ctx.root, iface);
   std::vector<StreamSpec> specs;
   std::vector<bool> send;
@@ -204,6 +214,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   mark.Set("phase", "end");
   if (auto s = control.Write(mark, idle()); !s.ok()) return Unexpected{s.error()};
   WindowEdge b = SampleEdge(streams, ctx.root, iface);
+  const int64_t mtu_end = ReadInterfaceMtu(ctx.root, iface);
   streams.StopSending();
   streams.Join(std::chrono::milliseconds(3000));
 
@@ -225,6 +236,19 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   WaitForClose(control);
 
   SideReport local = DiffEdges(a, b, send);
+  local.iface = iface;
+  local.mtu_start = mtu_start;
+  local.mtu_end = mtu_end;
+  // Segments sized for the old MTU are dropped (no ICMP comes back from a frame too large for
+  // the receiving link), so the window measured a black hole, not the path: no result, a
+  // reason, and the next round measures the new setting. The MTU alerts name the change.
+  for (const SideReport* side : {&local, &*remote}) {
+    if (std::string change = MtuChange(*side); !change.empty()) {
+      return MakeError(ErrorCode::kConfigChanged,
+                       std::string("config_changed: ") + (side == &local ? "" : "responder's ") +
+                           change + "; the result measures neither setting");
+    }
+  }
   if (remote->streams.size() != local.streams.size()) {
     return MakeError("responder reported a different stream count");
   }
@@ -239,27 +263,36 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   r.warmup_seconds = std::chrono::duration<double>(o.warmup).count();
   if (up) r.directions.push_back(Combine(Direction::kSend, *remote, local, 0, req.up));
   if (down) r.directions.push_back(Combine(Direction::kReceive, local, *remote, req.up, req.down));
-  uint64_t payload_tx = 0, payload_rx = 0;
   for (const auto& d : r.directions) {
     r.bytes += d.bytes;
     r.bytes_per_second += d.bytes_per_second;
   }
-  for (const auto& s : local.streams) (s.send ? payload_tx : payload_rx) += s.bytes;
   r.local_cpu = CpuOf(local);
   r.remote_cpu = CpuOf(*remote);
   r.iface = iface;
   r.link_bits_per_second = ReadLinkSpeedBps(ctx.root.sysfs(), iface);
+  // Headers per MSS-sized segment plus one ACK per two segments each way.
+  uint64_t mss = 1448;
+  for (const auto& d : r.directions) mss = d.mss ? std::min<uint64_t>(mss, d.mss) : mss;
+  auto explained = [&](const SideReport& side) {
+    uint64_t payload = 0;
+    for (const auto& s : side.streams) payload += s.bytes;
+    double per_byte = 1.0 + (66.0 + 33.0) / static_cast<double>(mss);
+    double expected = static_cast<double>(payload) * per_byte;
+    // Loopback counts every byte once as sent and once as received.
+    if (side.iface == "lo") expected *= 2;
+    return static_cast<uint64_t>(expected);
+  };
   if (local.nic_valid) {
     r.nic_valid = true;
     r.nic_bytes = local.nic_rx_bytes + local.nic_tx_bytes;
-    // Headers per MSS-sized segment plus one ACK per two segments each way.
-    uint64_t mss = 1448;
-    for (const auto& d : r.directions) mss = d.mss ? std::min<uint64_t>(mss, d.mss) : mss;
-    double per_byte = 1.0 + (66.0 + 33.0) / static_cast<double>(mss);
-    double expected = static_cast<double>(payload_tx + payload_rx) * per_byte;
-    // Loopback counts every byte once as sent and once as received.
-    if (iface == "lo") expected *= 2;
-    r.expected_nic_bytes = static_cast<uint64_t>(expected);
+    r.expected_nic_bytes = explained(local);
+  }
+  r.responder_iface = remote->iface;
+  if (remote->nic_valid) {
+    r.responder_nic_valid = true;
+    r.responder_nic_bytes = remote->nic_rx_bytes + remote->nic_tx_bytes;
+    r.responder_expected_nic_bytes = explained(*remote);
   }
   EvaluateSelfChecks(r);
   if (auto err = streams.FirstError(); !err.empty())

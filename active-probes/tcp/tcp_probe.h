@@ -58,6 +58,9 @@ struct DirectionResult {
   // Sender-side TCP_INFO.
   uint64_t retransmits = 0;
   double rtt_seconds = 0;      // mean of the streams' smoothed RTT at the window end
+  // The lowest RTT any stream saw: the path's propagation delay without the queue the probe
+  // itself builds (the RTT of the bandwidth-delay product). 0 when unknown.
+  double min_rtt_seconds = 0;
   uint64_t cwnd_segments = 0;  // sum over streams
   double rwnd_limited_fraction = 0;
   // Throughput over what the peer's receive window allows (window / RTT),
@@ -66,6 +69,9 @@ struct DirectionResult {
   // kernel does not report the window.
   double window_bound_ratio = 0;
   double sndbuf_limited_fraction = 0;
+  // Share of the window the senders had data queued (TCP_INFO busy time over streams x
+  // window); below 1 the sending application left its sockets empty. -1 when unknown.
+  double sender_busy_fraction = -1;
   uint64_t mss = 0;
   uint64_t path_mtu = 0;
   uint64_t zerocopy_sends = 0;
@@ -112,6 +118,12 @@ struct TcpProbeResult {
   bool nic_valid = false;
   uint64_t nic_bytes = 0;           // local NIC bytes in the window, both ways
   uint64_t expected_nic_bytes = 0;  // what the probe's own traffic explains
+  // The same account from the responder's NIC over its window: traffic that shares the path
+  // at the far end (another sender into the peer) is invisible from this end.
+  std::string responder_iface;
+  bool responder_nic_valid = false;
+  uint64_t responder_nic_bytes = 0;
+  uint64_t responder_expected_nic_bytes = 0;
   SelfChecks checks;
 };
 

@@ -84,6 +84,7 @@ SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector
       w.sndbuf_limited_us =
           y.tcp.sndbuf_limited_us - std::min(x.tcp.sndbuf_limited_us, y.tcp.sndbuf_limited_us);
       w.rtt_us = y.tcp.rtt_us;
+      w.min_rtt_us = y.tcp.min_rtt_us;
       w.snd_wnd = y.tcp.snd_wnd;
       w.cwnd = y.tcp.snd_cwnd;
       w.mss = y.tcp.snd_mss;
@@ -104,6 +105,12 @@ SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector
   return r;
 }
 
+std::string MtuChange(const SideReport& side) {
+  if (side.mtu_start <= 0 || side.mtu_end <= 0 || side.mtu_start == side.mtu_end) return "";
+  return (side.iface.empty() ? std::string("the interface") : side.iface) + " MTU changed from " +
+         std::to_string(side.mtu_start) + " to " + std::to_string(side.mtu_end) + " during the run";
+}
+
 Message SideReportToMessage(const SideReport& r) {
   Message m;
   m.verb = "RESULT";
@@ -121,6 +128,8 @@ Message SideReportToMessage(const SideReport& r) {
   m.Set("nic_rx", r.nic_rx_bytes);
   m.Set("nic_tx", r.nic_tx_bytes);
   m.Set("link_bps", Fixed(r.link_bps));
+  m.Set("mtu_start", std::to_string(r.mtu_start));
+  m.Set("mtu_end", std::to_string(r.mtu_end));
   const auto& s = r.streams;
   m.Set("send", JoinStreams(s, [](auto& w) { return std::string(w.send ? "1" : "0"); }));
   m.Set("bytes", JoinStreams(s, [](auto& w) { return std::to_string(w.bytes); }));
@@ -130,6 +139,7 @@ Message SideReportToMessage(const SideReport& r) {
   m.Set("rwnd_us", JoinStreams(s, [](auto& w) { return std::to_string(w.rwnd_limited_us); }));
   m.Set("sndbuf_us", JoinStreams(s, [](auto& w) { return std::to_string(w.sndbuf_limited_us); }));
   m.Set("rtt_us", JoinStreams(s, [](auto& w) { return std::to_string(w.rtt_us); }));
+  m.Set("min_rtt_us", JoinStreams(s, [](auto& w) { return std::to_string(w.min_rtt_us); }));
   m.Set("snd_wnd", JoinStreams(s, [](auto& w) { return std::to_string(w.snd_wnd); }));
   m.Set("cwnd", JoinStreams(s, [](auto& w) { return std::to_string(w.cwnd); }));
   m.Set("mss", JoinStreams(s, [](auto& w) { return std::to_string(w.mss); }));
@@ -164,6 +174,9 @@ Result<SideReport> SideReportFromMessage(const Message& m) {
   r.nic_valid = m.Get("nic").value_or("0") == "1";
   r.nic_rx_bytes = m.Uint("nic_rx").value_or(0);
   r.nic_tx_bytes = m.Uint("nic_tx").value_or(0);
+  // Absent from a responder of an earlier release: unknown, no change judged.
+  r.mtu_start = static_cast<int64_t>(m.Uint("mtu_start").value_or(0));
+  r.mtu_end = static_cast<int64_t>(m.Uint("mtu_end").value_or(0));
   r.streams.resize(*n);
   struct U {
     const char* key;
@@ -181,6 +194,17 @@ Result<SideReport> SideReportFromMessage(const Message& m) {
       auto v = ParseUint64((*list)[i]);
       if (!v) return MakeError(std::string("RESULT: bad number in ") + u.key);
       r.streams[i].*u.field = *v;
+    }
+  }
+  // Optional: a responder of an earlier release does not send it (the value then stays 0,
+  // "unknown", and the rules fall back to nothing rather than to a wrong RTT).
+  if (m.Get("min_rtt_us")) {
+    auto list = SplitList(m, "min_rtt_us", *n);
+    if (!list.ok()) return Unexpected{list.error()};
+    for (size_t i = 0; i < *n; ++i) {
+      auto v = ParseUint64((*list)[i]);
+      if (!v) return MakeError("RESULT: bad number in min_rtt_us");
+      r.streams[i].min_rtt_us = *v;
     }
   }
   auto send = SplitList(m, "send", *n);

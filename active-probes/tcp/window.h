@@ -36,7 +36,8 @@ struct StreamWindow {
   uint64_t rwnd_limited_us = 0;
   uint64_t sndbuf_limited_us = 0;
   uint64_t rtt_us = 0;
-  uint64_t snd_wnd = 0;  // The peer's receive window at the window's end, bytes.
+  uint64_t min_rtt_us = 0;  // 0 when the sender's kernel does not report it.
+  uint64_t snd_wnd = 0;     // The peer's receive window at the window's end, bytes.
   uint64_t cwnd = 0;
   uint64_t mss = 0;
   uint64_t pmtu = 0;
@@ -55,7 +56,15 @@ struct SideReport {
   uint64_t nic_rx_bytes = 0;
   uint64_t nic_tx_bytes = 0;
   double link_bps = 0;
+  // The interface's MTU when this side's connections were set up and at the window's end
+  // (0: unknown). A change in between black-holes segments sized for the old MTU.
+  int64_t mtu_start = 0;
+  int64_t mtu_end = 0;
 };
+
+// "<iface> MTU changed from A to B during the run" when the side's MTU changed between its
+// connections' setup and its window's end; empty otherwise or when unknown.
+std::string MtuChange(const SideReport& side);
 
 // `send` lists, per stream, whether this side sends on it.
 SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector<bool>& send);

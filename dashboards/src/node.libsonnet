@@ -138,7 +138,7 @@ g.dashboard(
       'The four socket-buffer maxima (net.core.rmem_max/wmem_max, tcp_rmem/tcp_wmem max) beside the largest bandwidth-delay product of the node\'s paths (line rate times the probes\' RTT). A buffer below the BDP caps one stream below line rate (FabricSocketBufferBelowBdp).',
       [
         g.target('instance_sysctl:fabric_socket_buffer_max_bytes:max{%s}' % rsel, '{{instance}} {{sysctl}}', instant=true),
-        g.target('max by (instance) (max by (instance, target) (fabric_probe_rtt_seconds{%s, probe=~"tcp_multi|tcp_single"}) * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max{%s})' % [sel, rsel], '{{instance}} bandwidth-delay product', instant=true),
+        g.target('max by (instance) (max by (instance, target) (fabric_probe_min_rtt_seconds{%s, probe=~"tcp_multi|tcp_single"}) * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max{%s})' % [sel, rsel], '{{instance}} bandwidth-delay product', instant=true),
       ],
       'bytes', w=24,
     ) + g.highlight('B', 'orange'),

@@ -177,14 +177,14 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
       if (r == nullptr) continue;
       if (Raised(*r, Verdict::kReceiverWindowLimited)) {
         window = true;
-        rtt = std::max(rtt, Value(*r, ProbeValue::kRtt));
+        rtt = std::max(rtt, Value(*r, ProbeValue::kMinRtt));
       }
       sndbuf = sndbuf || Raised(*r, Verdict::kSendBufferLimited);
     }
   }
   if (window) {
     shapes.push_back("socket buffers below the bandwidth-delay product (receiver window limited" +
-                     (rtt > 0 ? ", RTT " + Seconds(rtt) : std::string()) + ")");
+                     (rtt > 0 ? ", path RTT " + Seconds(rtt) : std::string()) + ")");
   }
   if (sndbuf) {
     shapes.push_back("send buffer below the bandwidth-delay product (send buffer limited)");

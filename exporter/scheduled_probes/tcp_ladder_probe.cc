@@ -14,8 +14,9 @@ const probe::ProbeDeclaration& TcpRungDeclaration() {
       {Rung::kTcpMulti, Rung::kTcpSingle},
       {ProbeValue::kThroughput, ProbeValue::kBytes, ProbeValue::kWindow, ProbeValue::kStreams,
        ProbeValue::kStreamMin, ProbeValue::kStreamMedian, ProbeValue::kStreamMax,
-       ProbeValue::kRetransmits, ProbeValue::kRtt, ProbeValue::kCwnd, ProbeValue::kRwndLimited,
-       ProbeValue::kSndbufLimited, ProbeValue::kMss, ProbeValue::kLocalCpu, ProbeValue::kRemoteCpu},
+       ProbeValue::kRetransmits, ProbeValue::kRtt, ProbeValue::kMinRtt, ProbeValue::kCwnd,
+       ProbeValue::kRwndLimited, ProbeValue::kSndbufLimited, ProbeValue::kMss,
+       ProbeValue::kLocalCpu, ProbeValue::kRemoteCpu},
       {Verdict::kCpuBound, Verdict::kContended, Verdict::kStreamLimited,
        Verdict::kReceiverWindowLimited, Verdict::kSendBufferLimited},
   };
@@ -37,6 +38,7 @@ std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& res
     v[ProbeValue::kStreamMax] = d.per_stream.max;
     v[ProbeValue::kRetransmits] = static_cast<double>(d.retransmits);
     v[ProbeValue::kRtt] = d.rtt_seconds;
+    if (d.min_rtt_seconds > 0) v[ProbeValue::kMinRtt] = d.min_rtt_seconds;
     v[ProbeValue::kCwnd] = static_cast<double>(d.cwnd_segments * d.mss);
     v[ProbeValue::kRwndLimited] = d.rwnd_limited_fraction;
     v[ProbeValue::kSndbufLimited] = d.sndbuf_limited_fraction;

@@ -235,10 +235,12 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
         rules: [
           // Shape 1: the bandwidth-delay product against every buffer cap. tcp_rmem/tcp_wmem
           // bound autotuning; net.core.rmem_max/wmem_max bound what an application asks for
-          // with SO_RCVBUF/SO_SNDBUF (the field's case: tcp_* tuned, core.* at 208 KB).
+          // with SO_RCVBUF/SO_SNDBUF (the field's case: tcp_* tuned, core.* at 208 KB). The RTT is
+          // TCP's minimum: the smoothed RTT includes the queue the probe builds itself, many
+          // times the path's on a shaped or busy link.
           alert('FabricSocketBufferBelowBdp', 'warning', |||
             max by (instance) (
-              max by (instance, target) (fabric_probe_rtt_seconds{%(selector)s, probe=~"tcp_multi|tcp_single"})
+              max by (instance, target) (fabric_probe_min_rtt_seconds{%(selector)s, probe=~"tcp_multi|tcp_single"})
               * on (instance) group_left () instance:fabric_line_rate_bytes_per_second:max
             ) * %(bdpFactor)s
             > on (instance)

@@ -10,7 +10,9 @@ scenario: exactly the expected ones, and no rule that fails to evaluate. It prin
 matrix (scenario x alert) and, for a failure, what fired instead.
 
 Inputs use only names the exporter produces: metric names from tests/golden/*.prom and the
-probe value catalogue, probe label values from the rung table.
+values of the probe catalogue that a probe kind produces (`fabric_exporter
+--print-probe-catalogue`), probe label values from its rung table. Run through ctest
+(`ctest -R fidelity`), which names the exporter binary in FABRIC_EXPORTER.
 
     tests/fidelity/fidelity_test.py [-k SUBSTRING] [--keep DIR] [--verbose]
 """
@@ -24,6 +26,7 @@ import sys
 import tempfile
 
 import yaml
+from fabric_testlib import promql_names
 
 from fleet_model import Fleet  # noqa: F401 (the scenarios build Fleets)
 from scenarios import SCENARIOS
@@ -34,37 +37,14 @@ RULES = os.path.join(SRC, 'rules', 'fabric-ladder.rules.yml')
 QUERY = 'group by (alertname, instance, target) (ALERTS{alertstate="firing"})'
 
 
-def golden_names():
-    names = set()
-    for root, _, files in os.walk(os.path.join(SRC, 'tests', 'golden')):
-        for f in files:
-            if not f.endswith('.prom'):
-                continue
-            for line in open(os.path.join(root, f)):
-                m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]', line)
-                if m and not line.startswith('#'):
-                    names.add(m.group(1))
-    return names
-
-
-def producer_names():
-    """fabric_probe_<value> for the probe value catalogue, and the rung ids, from the probe
-    results table (what the exporter can publish for probe records)."""
-    values, rungs = set(), set()
-    for root, _, files in os.walk(os.path.join(SRC, 'exporter')):
-        for f in files:
-            if not f.endswith(('.cc', '.h')):
-                continue
-            text = open(os.path.join(root, f)).read()
-            block = re.search(r'kValueCatalogue\[\] = \{(.*?)\n\};', text, re.S)
-            if block:
-                values |= {'fabric_probe_' + n
-                           for n in re.findall(r'\{"([a-z0-9_]+)",', block.group(1))}
-                values |= set(re.findall(r'"(fabric_probe_[a-z0-9_]+)"', text))
-            block = re.search(r'kProbeRungs\[\] = \{(.*?)\};', text, re.S)
-            if block:
-                rungs |= set(re.findall(r'"([a-z0-9_]+)"', block.group(1)))
-    return values, rungs
+def producer_names(errors):
+    """What the exporter can publish: metric names of the golden expositions, fabric_probe_<value>
+    for every catalogue value some probe kind produces, the record families, and the rung ids
+    (`fabric_exporter --print-probe-catalogue`, the table the rules and dashboards lints read)."""
+    catalogue = promql_names.probe_catalogue(errors)
+    known = promql_names.golden_metrics(SRC) | promql_names.probe_metrics(SRC, errors)
+    rungs = {r['label'] for r in catalogue.get('rungs', [])}
+    return known, rungs
 
 
 def check_inputs(name, fleet, known, rungs, errors):
@@ -77,7 +57,7 @@ def check_inputs(name, fleet, known, rungs, errors):
             unknown_rungs.add(probe)
     for n in sorted(unknown):
         errors.append(f'{name}: {n} is produced by no exporter code '
-                      '(not in tests/golden/*.prom nor the probe value catalogue)')
+                      '(not in tests/golden/*.prom nor produced in the probe catalogue)')
     for p in sorted(unknown_rungs):
         errors.append(f'{name}: probe="{p}" is no rung of the rung table')
 
@@ -157,11 +137,11 @@ def main():
         return 77
 
     groups, alerts = group_order()
-    values, rungs = producer_names()
-    known = golden_names() | values | {'up'}
+    errors = []
+    known, rungs = producer_names(errors)
+    known.add('up')
     tmp = args.keep or tempfile.mkdtemp(prefix='fidelity-')
     os.makedirs(tmp, exist_ok=True)
-    errors = []
     cases = {}
     for name, sc in SCENARIOS.items():
         if args.k not in name:

@@ -349,7 +349,7 @@ class Fleet:
         if r.probe.startswith('tcp'):
             out.append(s('fabric_probe_retransmits', key, gated(r.retransmits)))
             if r.rtt is not None:
-                out.append(s('fabric_probe_rtt_seconds', key, gated(r.rtt)))
+                out.append(s('fabric_probe_min_rtt_seconds', key, gated(r.rtt)))
         if r.latency_p50 is not None:
             out.append(s('fabric_probe_latency_p50_seconds', key, gated(r.latency_p50)))
         if r.iops is not None:

@@ -23,7 +23,7 @@ TEST(ErrorKinds, OneRowPerCode) {
     EXPECT_TRUE(codes.insert(kind.code).second) << kind.reason << " twice";
     EXPECT_EQ(&KindOf(kind.code), &kind);
   }
-  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kNoRoute) + 1);
+  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kConfigChanged) + 1);
 }
 
 TEST(ErrorKinds, ExitStatusesJsonKindsAndReasonsAreTheInterface) {
@@ -46,6 +46,7 @@ TEST(ErrorKinds, ExitStatusesJsonKindsAndReasonsAreTheInterface) {
       {ErrorCode::kNoActivePort, 10, "no-port", "no_active_port"},
       {ErrorCode::kAborted, 1, "aborted", "aborted"},
       {ErrorCode::kNoSpace, 1, "no-space", "no_space"},
+      {ErrorCode::kConfigChanged, 11, "config-changed", "config_changed"},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.reason);

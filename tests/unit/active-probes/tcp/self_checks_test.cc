@@ -30,7 +30,9 @@ TcpProbeResult Even(uint32_t streams, double per_stream_gbit) {
 // A result at line rate whose every input sits just below the threshold of
 // its check: CPU threads and hosts at 89%, 9% more NIC bytes than the probe
 // explains, window- and buffer-limited fractions at 49%, 69% of window / RTT.
-// The sender threads at 95% would cap each stream, but the link is full.
+// The sender threads at 95% would cap each stream, but the link is full. The
+// senders had data queued 79% of the window: starved, so a busy host would
+// count.
 TcpProbeResult CleanNearMiss() {
   auto r = Even(32, 6.1);  // 195 Gbit/s on a 200G link
   r.local_cpu.max_thread_cpu = 0.89;
@@ -41,11 +43,16 @@ TcpProbeResult CleanNearMiss() {
   r.iface = "ens1f0np0";
   r.expected_nic_bytes = 10'000'000'000;
   r.nic_bytes = 10'900'000'000;
+  r.responder_nic_valid = true;
+  r.responder_iface = "ens1f0np0";
+  r.responder_expected_nic_bytes = 10'000'000'000;
+  r.responder_nic_bytes = 10'900'000'000;
   auto& d = r.directions[0];
   d.max_sender_thread_cpu = 0.95;
   d.rwnd_limited_fraction = 0.49;
   d.window_bound_ratio = 0.69;
   d.sndbuf_limited_fraction = 0.49;
+  d.sender_busy_fraction = 0.79;
   return r;
 }
 
@@ -72,8 +79,10 @@ TEST(SelfChecksTest, EachInputOverItsThresholdRaisesItsFlagAlone) {
   const Case cases[] = {
       {"cpu_bound", [](TcpProbeResult& r) { r.local_cpu.max_thread_cpu = 0.91; },
        &SelfChecks::cpu_bound},
-      {"cpu_bound", [](TcpProbeResult& r) { r.remote_cpu.host_max_cpu_busy = 0.91; },
+      {"cpu_bound", [](TcpProbeResult& r) { r.local_cpu.host_max_cpu_busy = 0.91; },
        &SelfChecks::cpu_bound},
+      {"contended", [](TcpProbeResult& r) { r.responder_nic_bytes = 11'200'000'000; },
+       &SelfChecks::contended},
       {"contended", [](TcpProbeResult& r) { r.nic_bytes = 11'200'000'000; },
        &SelfChecks::contended},
       {"receiver_window_limited",
@@ -151,15 +160,72 @@ TEST(SelfChecksTest, ReceiverWindowByArithmetic) {
 }
 
 TEST(SelfChecksTest, HostCpu) {
+  // Kernels without TCP_INFO busy time: a busy host counts, as it cannot be told apart.
   auto r = Even(2, 5);
-  r.remote_cpu.host_max_cpu_busy = 0.92;
-  r.remote_cpu.host_max_cpu = 3;
+  r.local_cpu.host_max_cpu_busy = 0.92;
+  r.local_cpu.host_max_cpu = 3;
   EvaluateSelfChecks(r);
   EXPECT_TRUE(r.checks.cpu_bound);
   r = Even(2, 5);
-  r.remote_cpu.host_max_cpu_busy = 0.85;
+  r.local_cpu.host_max_cpu_busy = 0.85;
   EvaluateSelfChecks(r);
   EXPECT_FALSE(r.checks.cpu_bound);
+}
+
+// A busy host limits the probe only where the probe waited on it.
+TEST(SelfChecksTest, BusyHostCountsWhereTheProbeWaitedOnIt) {
+  // The local senders ran dry 40% of the window on a host at 95%: the host held them.
+  auto r = Even(2, 5);
+  r.local_cpu.host_max_cpu_busy = 0.95;
+  r.local_cpu.host_max_cpu = 1;
+  r.directions[0].sender_busy_fraction = 0.6;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.cpu_bound);
+  ASSERT_EQ(r.checks.notes.size(), 1u);
+  EXPECT_EQ(r.checks.notes[0],
+            "cpu_bound: local host CPU 1 was 95% busy and its senders had data queued 60% of "
+            "the window");
+  // The responder received and its host was at 95% while the window stayed closed: it did
+  // not drain its sockets.
+  r = Even(2, 5);
+  r.remote_cpu.host_max_cpu_busy = 0.95;
+  r.directions[0].sender_busy_fraction = 1.0;
+  r.directions[0].rwnd_limited_fraction = 0.6;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.cpu_bound);
+  EXPECT_TRUE(r.checks.receiver_window_limited);
+}
+
+// A shaped path on a busy shared host (the stack test's 2-core machine, a node also running
+// its jobs): the senders always had data, the window stayed open, the link set the rate. The
+// result measured the path and must reach the cause alerts.
+TEST(SelfChecksTest, BusyHostDoesNotCountWhenTheLinkSetThePace) {
+  auto r = Even(2, 0.125);
+  r.local_cpu.host_max_cpu_busy = 0.97;
+  r.remote_cpu.host_max_cpu_busy = 0.97;
+  r.directions[0].sender_busy_fraction = 0.99;
+  r.directions[0].rwnd_limited_fraction = 0.1;
+  EvaluateSelfChecks(r);
+  EXPECT_FALSE(r.checks.cpu_bound);
+  EXPECT_TRUE(r.checks.notes.empty()) << r.checks.notes.front();
+}
+
+TEST(SelfChecksTest, ContendedAtTheResponder) {
+  // 40% more bytes through the responder's NIC than the probe explains: another sender into
+  // the peer shared the path at the far end, invisible from this end.
+  auto r = Even(1, 1);
+  r.nic_valid = true;
+  r.expected_nic_bytes = 100'000'000;
+  r.nic_bytes = 101'000'000;
+  r.responder_nic_valid = true;
+  r.responder_iface = "ens1f0np0";
+  r.responder_expected_nic_bytes = 100'000'000;
+  r.responder_nic_bytes = 140'000'000;
+  EvaluateSelfChecks(r);
+  EXPECT_TRUE(r.checks.contended);
+  ASSERT_EQ(r.checks.notes.size(), 1u);
+  EXPECT_EQ(r.checks.notes[0].rfind("contended: responder ens1f0np0 moved 140000000", 0), 0u)
+      << r.checks.notes[0];
 }
 
 TEST(SelfChecksTest, Contended) {

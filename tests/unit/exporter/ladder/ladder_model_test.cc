@@ -133,7 +133,7 @@ TEST(LadderModel, ShapesInWords) {
   in.facts.pcie_current = 7.88e9;
   in.facts.pcie_capable = 31.5e9;
   in.records[2].verdicts[Verdict::kReceiverWindowLimited] = true;
-  in.records[2].values[ProbeValue::kRtt] = 180e-6;
+  in.records[2].values[ProbeValue::kMinRtt] = 180e-6;
   ProbeRecord path;
   path.key = {probe::Rung::kPath, "node-b", probe::Direction::kNone};
   path.timestamp_seconds = kNow - 10;
@@ -154,7 +154,7 @@ TEST(LadderModel, ShapesInWords) {
   EXPECT_TRUE(has("NIC in a slot narrower than the card (x4): its PCIe path carries 63.0 Gbit/s"));
   EXPECT_TRUE(
       has("socket buffers below the bandwidth-delay product (receiver window limited, "
-          "RTT 180 µs)"));
+          "path RTT 180 µs)"));
   EXPECT_TRUE(has("route leaves through ens2f0, expected ens1f0np0"));
   EXPECT_TRUE(has("jumbo frames fail on this path (MTU): a 9000-byte echo"));
   EXPECT_TRUE(has("storage write latency-bound (p99 29.8 ms)"));

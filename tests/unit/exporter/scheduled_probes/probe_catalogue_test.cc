@@ -45,6 +45,7 @@ Emitted Produced(const probe::ProbeDeclaration& d) {
     r.directions.resize(2);
     r.directions[0].direction = probe::Direction::kSend;
     r.directions[1].direction = probe::Direction::kReceive;
+    for (auto& d : r.directions) d.min_rtt_seconds = 40e-6;  // Absent when the kernel has none.
     return Of(TcpMeasurements(r));
   }
   if (&d == &RdmaRungDeclaration()) return Of({RdmaMeasurement(probe::RdmaProbeResult{})});

@@ -176,8 +176,8 @@ TEST(ResultStoreTest, RecordedStateFileRoundTrips) {
   ASSERT_EQ(records.size(), 14u);
   size_t values = 0;
   for (const auto& r : records) values += r.values.size();
-  // 8 TCP records of 15 values, the RDMA success (6), 2 path (4) and 2 storage (7) records.
-  EXPECT_EQ(values, 8u * 15 + 6 + 2 * 4 + 2 * 7);
+  // 8 TCP records of 16 values, the RDMA success (6), 2 path (4) and 2 storage (7) records.
+  EXPECT_EQ(values, 8u * 16 + 6 + 2 * 4 + 2 * 7);
   testing::TestDir dir;
   std::string path = (dir.path() / "state.yml").string();
   ASSERT_TRUE(recorded.Save(path).ok());
