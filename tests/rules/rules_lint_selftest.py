@@ -122,8 +122,8 @@ results = [
          unproduce('streams'), r'FabricProbeStreamLimited: uses fabric_probe_streams'),
     case('a rule reading an unproduced value once its pending line goes',
          lambda d: edit(j(d, 'rules/tests/external_metrics.txt'),
-                        'pending fabric_probe_copy_throughput_bytes_per_second\n', ''),
-         r'uses fabric_probe_copy_throughput_bytes_per_second'),
+                        'pending fabric_probe_rack_throughput_bytes_per_second\n', ''),
+         r'uses fabric_probe_rack_throughput_bytes_per_second'),
     case('a pending name that has landed must be removed',
          lambda d: open(j(d, 'rules/tests/external_metrics.txt'), 'a').write(
              'pending fabric_tcp_timeouts_total\n'),
