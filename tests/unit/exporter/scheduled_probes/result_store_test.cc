@@ -173,11 +173,12 @@ TEST(ResultStoreTest, RecordedStateFileRoundTrips) {
   ResultStore recorded;
   ASSERT_TRUE(recorded.Load(recording, ResultStore::LoadScope::kEverything).ok());
   auto records = recorded.Snapshot();
-  ASSERT_EQ(records.size(), 14u);
+  ASSERT_EQ(records.size(), 23u);
   size_t values = 0;
   for (const auto& r : records) values += r.values.size();
-  // 8 TCP records of 15 values, the RDMA success (6), 2 path (4) and 2 storage (7) records.
-  EXPECT_EQ(values, 8u * 15 + 6 + 2 * 4 + 2 * 7);
+  // 8 TCP rung records and 2 copy-mode ones of 15 values, the RDMA success (6), 2 path (4),
+  // 2 storage (7) records, 2 sweep records (4) and 5 storage comparisons (7 + streams).
+  EXPECT_EQ(values, 10u * 15 + 6 + 2 * 4 + 2 * 7 + 2 * 4 + 5 * 8);
   testing::TestDir dir;
   std::string path = (dir.path() / "state.yml").string();
   ASSERT_TRUE(recorded.Save(path).ok());
