@@ -14,7 +14,23 @@
 
 namespace fabric::probe {
 
-enum class Rung { kRdma, kTcpMulti, kTcpSingle, kStorageRead, kStorageWrite, kPath };
+enum class Rung {
+  kRdma,
+  kTcpMulti,
+  kTcpSingle,
+  kStorageRead,
+  kStorageWrite,
+  kPath,
+  // Comparison runs (docs: COMPARISON_RUNS): records of their own beside the
+  // rungs they compare with, rotated over plan rounds inside the probe budget.
+  kTcpMultiCopy,              // tcp_multi in copy (write/read) mode.
+  kTcpMultiSweep,             // tcp_multi over a stream-count sweep.
+  kStorageReadBuffered,       // storage_read through the page cache.
+  kStorageReadSharedFile,     // J jobs over one shared file.
+  kStorageReadSeparateFiles,  // The same J jobs over J files.
+  kStorageReadDepth1,         // One job, one I/O in flight.
+  kStorageWriteDepth1,
+};
 
 // What a record's `target` label names.
 enum class RungTarget {

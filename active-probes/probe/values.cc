@@ -9,7 +9,7 @@ using V = ProbeValue;
 using U = ValueUnit;
 
 // clang-format off
-constexpr std::array<ValueInfo, 24> kValueCatalogue = {{
+constexpr std::array<ValueInfo, 26> kValueCatalogue = {{
   {V::kThroughput, "throughput_bytes_per_second",
    "Probe payload throughput over the measured window (warm-up excluded), counted at the receiver.",
    U::kBytesPerSecond},
@@ -50,6 +50,13 @@ constexpr std::array<ValueInfo, 24> kValueCatalogue = {{
    U::kBoolean},
   {V::kJumboFrameBytes, "jumbo_frame_bytes",
    "Size of the DF-set echo the jumbo check sent: the path's expected MTU.", U::kBytes},
+  {V::kPerStreamCeiling, "per_stream_ceiling_bytes_per_second",
+   "Stream sweep: the best throughput per stream of any step (aggregate / streams).",
+   U::kBytesPerSecond},
+  {V::kSaturatingStreams, "saturating_streams",
+   "Stream sweep: the stream count after which more streams added under 10%; absent while the "
+   "aggregate still grew at the largest count.",
+   U::kCount},
 }};
 
 constexpr std::array<VerdictInfo, 7> kVerdicts = {{

@@ -36,6 +36,8 @@ enum class ProbeValue {
   kEgressMatchesExpected,
   kJumboFramesPass,
   kJumboFrameBytes,
+  kPerStreamCeiling,
+  kSaturatingStreams,
 };
 
 // Base units; the name ends with the unit's suffix where it has one (tested).

@@ -193,7 +193,11 @@ void Responder::Dispatch(Pending p) {
   auto session = std::make_shared<Session>(options_, std::move(p.fd), p.peer);
   session_ = session;
   session_thread_ = std::thread([this, session] {
+    const auto start = SteadyClock::now();
     Session::Outcome outcome = session->Run();
+    if (options_.on_session_end) {
+      options_.on_session_end(std::chrono::duration<double>(SteadyClock::now() - start).count());
+    }
     std::lock_guard<std::mutex> guard(mu_);
     switch (outcome) {
       case Session::Outcome::kCompleted:

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +45,9 @@ struct ResponderOptions {
   SysRoot root;
   // Probe kinds other than TCP, by request verb (see session_kind.h).
   SessionKinds kinds;
+  // Called on the session thread after each session with its wall time (the
+  // exporter counts the time it served against its probe budget).
+  std::function<void(double seconds)> on_session_end;
 };
 
 struct ResponderCounters {

@@ -16,7 +16,6 @@ local flagged = { '0': ['ok', 'green'], '1': ['flagged', 'red'] };
 local csel = c.sel + ', target=~"$target"';
 local comparisons = 'tcp_multi_copy|tcp_multi_sweep|storage_read_buffered|storage_read_shared_file|storage_read_separate_files|storage_read_depth1|storage_write_depth1';
 local tput(probe) = 'fabric_probe_throughput_bytes_per_second{%s, probe=~"%s"}' % [csel, probe];
-local noComparisons = 'the fixture trees record the ladder rungs only, no comparison run';
 local cfg = c.config;
 
 g.dashboard(
@@ -49,12 +48,8 @@ g.dashboard(
       'Stream sweep',
       'Runs that swept the stream count: the count after which aggregate throughput stopped growing, and the best single-stream throughput seen. When the saturating count is 1, one stream already fills the path.',
       [
-        g.target('fabric_probe_saturating_streams{%s}' % psel, instant=true, table=true) {
-          noDataOnFixtures:: 'no recorded probe result of a fixture tree swept the stream count (tcp_multi with sweep on)',
-        },
-        g.target('fabric_probe_per_stream_ceiling_bytes_per_second{%s}' % psel, instant=true, table=true) {
-          noDataOnFixtures:: 'as above: only a stream sweep reports it',
-        },
+        g.target('fabric_probe_saturating_streams{%s}' % psel, instant=true, table=true),
+        g.target('fabric_probe_per_stream_ceiling_bytes_per_second{%s}' % psel, instant=true, table=true),
       ],
       'short',
       g.joinTables({ Time: null, job: null, 'Value #A': 'saturating streams', 'Value #B': 'per-stream ceiling' }),
@@ -66,21 +61,11 @@ g.dashboard(
       'Comparison runs against their rung',
       'Each comparison run over what it is compared with, as the alerts compare them: copy-mode streams over the uncontended sendfile rung of the path (FabricCopyPathGap below %g%%), buffered over direct-I/O reads (FabricStorageBufferedReadSlow below %g%%), one shared file over one file per job (FabricStorageSingleFileContention below %g%%), the configured stream count over the stream sweep\'s best (FabricProbeStreamLimited when the sweep reached %gx more and the result was stream_limited), one I/O in flight over the loaded rung (FabricStorageLatencyBound below 1/%g at %gs or more per I/O).' % [100 * cfg.copyRatio, 100 * cfg.bufferedRatio, 100 * cfg.singleFileRatio, cfg.sweepGain, cfg.storageLatencyGain, cfg.storageLatencySeconds],
       [
-        g.target('%s / on (instance, target, direction) group_left () max without (probe) (instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s, target=~"$target", probe="tcp_multi"})' % [tput('tcp_multi_copy'), c.rsel], '{{instance}} → {{target}} {{direction}}: copy / sendfile', instant=true) {
-          noDataOnFixtures:: noComparisons,
-        },
-        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_buffered'), tput('storage_read')], '{{instance}} {{target}}: buffered / direct', instant=true) {
-          noDataOnFixtures:: noComparisons,
-        },
-        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_shared_file'), tput('storage_read_separate_files')], '{{instance}} {{target}}: one file / separate files', instant=true) {
-          noDataOnFixtures:: noComparisons,
-        },
-        g.target('max by (instance, target, direction) (%s) / max by (instance, target, direction) (%s)' % [tput('tcp_multi'), tput('tcp_multi_sweep')], '{{instance}} → {{target}} {{direction}}: configured streams / sweep', instant=true) {
-          noDataOnFixtures:: noComparisons,
-        },
-        g.target('label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(storage_(?:read|write))_depth1") / on (instance, target, rung) group_left () label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(.+)")' % [tput('storage_(read|write)_depth1'), tput('storage_(read|write)')], '{{instance}} {{target}}: {{probe}} / loaded', instant=true) {
-          noDataOnFixtures:: noComparisons,
-        },
+        g.target('%s / on (instance, target, direction) group_left () max without (probe) (instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s, target=~"$target", probe="tcp_multi"})' % [tput('tcp_multi_copy'), c.rsel], '{{instance}} → {{target}} {{direction}}: copy / sendfile', instant=true),
+        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_buffered'), tput('storage_read')], '{{instance}} {{target}}: buffered / direct', instant=true),
+        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_shared_file'), tput('storage_read_separate_files')], '{{instance}} {{target}}: one file / separate files', instant=true),
+        g.target('max by (instance, target, direction) (%s) / max by (instance, target, direction) (%s)' % [tput('tcp_multi'), tput('tcp_multi_sweep')], '{{instance}} → {{target}} {{direction}}: configured streams / sweep', instant=true),
+        g.target('label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(storage_(?:read|write))_depth1") / on (instance, target, rung) group_left () label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(.+)")' % [tput('storage_(read|write)_depth1'), tput('storage_(read|write)')], '{{instance}} {{target}}: {{probe}} / loaded', instant=true),
       ],
       'percentunit', w=12, h=10,
     ) + g.minMax(0, 1) + g.thresholds([[null, 'red'], [0.5, 'orange'], [0.9, 'green']]),
@@ -88,10 +73,10 @@ g.dashboard(
       'Comparison runs',
       'The latest result of each comparison run: throughput, streams or jobs, median latency per I/O (depth-1 runs) and how long ago it ran. They rotate over rounds (the sweep runs when a multi-stream result is stream_limited or cpu_bound), so hours between runs are their schedule, not staleness.',
       [
-        g.target(tput(comparisons), instant=true, table=true) { noDataOnFixtures:: noComparisons },
-        g.target('fabric_probe_streams{%s, probe=~"%s"}' % [csel, comparisons], instant=true, table=true) { noDataOnFixtures:: noComparisons },
-        g.target('fabric_probe_latency_p50_seconds{%s, probe=~"%s"}' % [csel, comparisons], instant=true, table=true) { noDataOnFixtures:: noComparisons },
-        g.target('time() - fabric_probe_last_run_timestamp_seconds{%s, probe=~"%s"} > 0' % [csel, comparisons], instant=true, table=true) { noDataOnFixtures:: noComparisons },
+        g.target(tput(comparisons), instant=true, table=true),
+        g.target('fabric_probe_streams{%s, probe=~"%s"}' % [csel, comparisons], instant=true, table=true),
+        g.target('fabric_probe_latency_p50_seconds{%s, probe=~"%s"}' % [csel, comparisons], instant=true, table=true),
+        g.target('time() - fabric_probe_last_run_timestamp_seconds{%s, probe=~"%s"} > 0' % [csel, comparisons], instant=true, table=true),
       ],
       'Bps',
       g.joinTables({ Time: null, job: null, 'Value #A': 'throughput', 'Value #B': 'streams', 'Value #C': 'latency p50', 'Value #D': 'age' }),

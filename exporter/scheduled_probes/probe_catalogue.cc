@@ -7,7 +7,9 @@
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
+#include "exporter/scheduled_probes/storage_comparison_probe.h"
 #include "exporter/scheduled_probes/storage_ladder_probe.h"
+#include "exporter/scheduled_probes/tcp_comparison_probe.h"
 #include "exporter/scheduled_probes/tcp_ladder_probe.h"
 
 namespace fabric {
@@ -47,8 +49,9 @@ std::string List(const std::vector<std::string>& items) {
 
 std::span<const probe::ProbeDeclaration* const> ProbeDeclarations() {
   static const probe::ProbeDeclaration* const kDeclarations[] = {
-      &RdmaRungDeclaration(), &TcpRungDeclaration(), &StorageRungDeclaration(),
-      &PathProbeDeclaration()};
+      &RdmaRungDeclaration(),         &TcpRungDeclaration(), &StorageRungDeclaration(),
+      &PathProbeDeclaration(),        &TcpCopyDeclaration(), &TcpSweepDeclaration(),
+      &StorageComparisonDeclaration()};
   return kDeclarations;
 }
 

@@ -17,14 +17,19 @@ constexpr std::string_view kFailureInfo = "fabric_probe_failure_info";
 constexpr std::string_view kVerdict = "fabric_probe_verdict";
 constexpr std::string_view kRunsTotal = "fabric_probe_runs_total";
 constexpr std::string_view kSkipsTotal = "fabric_probe_skips_total";
+constexpr std::string_view kPeriod = "fabric_probe_period_seconds";
+constexpr std::string_view kBudget = "fabric_probe_budget_ratio";
+constexpr std::string_view kBusy = "fabric_probe_busy_ratio";
 constexpr std::string_view kRecordFamilies[] = {kLastRun,     kSuccess, kRunDuration, kInfo,
-                                                kFailureInfo, kVerdict, kRunsTotal,   kSkipsTotal};
+                                                kFailureInfo, kVerdict, kPeriod,      kRunsTotal,
+                                                kSkipsTotal,  kBudget,  kBusy};
 
 class ProbeResultsCollector : public Collector {
  public:
   ProbeResultsCollector(const ResultStore& store,
-                        std::function<std::map<std::string, ProbeTaskStats>()> stats)
-      : store_(store), stats_(std::move(stats)) {}
+                        std::function<std::map<std::string, ProbeTaskStats>()> stats,
+                        std::function<BudgetState()> budget)
+      : store_(store), stats_(std::move(stats)), budget_(std::move(budget)) {}
 
   Status Collect(MetricSink& sink) override {
     for (const auto& r : store_.Snapshot()) {
@@ -35,6 +40,13 @@ class ProbeResultsCollector : public Collector {
                  "Unix time the probe's last run ended; 0 until it has run once. Rules use it to "
                  "tell a stale ladder rung from a current one.",
                  key, r.timestamp_seconds);
+      if (r.period_seconds > 0) {
+        sink.Gauge(kPeriod,
+                   "How often the schedule runs this probe record (a pair rung: the plan's period "
+                   "for the pair; a comparison run: its rotation's; a local probe: its interval). "
+                   "The stale alert judges a record's age against it.",
+                   key, r.period_seconds);
+      }
       if (r.timestamp_seconds == 0) continue;
       sink.Gauge(kSuccess, "1 if the probe's last run produced a result, else 0.", key,
                  r.success ? 1 : 0);
@@ -70,6 +82,17 @@ class ProbeResultsCollector : public Collector {
                    labels, raised ? 1 : 0);
       }
     }
+    if (budget_) {
+      const BudgetState b = budget_();
+      sink.Gauge(kBudget,
+                 "Configured share of each hour this node may spend on probes, as requester and "
+                 "as responder (probes.budget); comparison runs run only inside it.",
+                 {}, b.budget_ratio);
+      sink.Gauge(kBusy,
+                 "Share of the last hour this node spent on probes, as requester and as "
+                 "responder.",
+                 {}, b.busy_ratio);
+    }
     if (stats_) {
       for (const auto& [task, stats] : stats_()) {
         for (const auto& [outcome, n] : stats.runs) {
@@ -92,6 +115,7 @@ class ProbeResultsCollector : public Collector {
  private:
   const ResultStore& store_;
   std::function<std::map<std::string, ProbeTaskStats>()> stats_;
+  std::function<BudgetState()> budget_;
 };
 
 }  // namespace
@@ -99,8 +123,9 @@ class ProbeResultsCollector : public Collector {
 std::span<const std::string_view> ProbeRecordFamilies() { return kRecordFamilies; }
 
 std::unique_ptr<Collector> MakeProbeResultsCollector(
-    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats) {
-  return std::make_unique<ProbeResultsCollector>(store, std::move(stats));
+    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
+    std::function<BudgetState()> budget) {
+  return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget));
 }
 
 }  // namespace fabric

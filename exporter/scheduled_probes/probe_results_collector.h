@@ -20,7 +20,16 @@ namespace fabric {
 // info and verdicts, the scheduler's counters), for the catalogue tooling reads.
 std::span<const std::string_view> ProbeRecordFamilies();
 
+// The probe budget as exported: the configured share of each hour and the
+// share the last hour spent.
+struct BudgetState {
+  double budget_ratio = 0;
+  double busy_ratio = 0;
+};
+
+// `budget` may be empty (no budget series).
 std::unique_ptr<Collector> MakeProbeResultsCollector(
-    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats);
+    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
+    std::function<BudgetState()> budget = nullptr);
 
 }  // namespace fabric

@@ -18,19 +18,53 @@
 #include "exporter/scheduled_probes/probe_adapter.h"
 #include "exporter/scheduled_probes/probe_plan.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
+#include "exporter/scheduled_probes/storage_comparison_probe.h"
+#include "exporter/scheduled_probes/tcp_comparison_probe.h"
 
 namespace fabric {
 namespace {
 
 using probe::Rung;
 
+// The comparison runs' rotations (COMPARISON_RUNS). A pair's copy-mode run and
+// its stream sweep take turns at the pair's plan slots (the sweep only while a
+// tcp_multi result asks for it); the storage comparisons take turns at the
+// storage interval, shared and separate files in one slot.
+std::vector<ComparisonRotation::Slot> PairComparisonSlots() {
+  return {{Rung::kTcpMultiCopy}, {Rung::kTcpMultiSweep}};
+}
+
+std::vector<ComparisonRotation::Slot> StorageComparisonSlots() {
+  return {{Rung::kStorageReadBuffered},
+          {Rung::kStorageReadSharedFile, Rung::kStorageReadSeparateFiles},
+          {Rung::kStorageReadDepth1, Rung::kStorageWriteDepth1}};
+}
+
+// Keeps the wall time a task ran against the budget, however it returns.
+class BudgetSpan {
+ public:
+  BudgetSpan(ProbeBudget& budget, fabric::Clock& clock)
+      : budget_(budget), clock_(clock), start_(clock.WallSeconds()) {}
+  ~BudgetSpan() {
+    const double end = clock_.WallSeconds();
+    budget_.Spent(end, end - start_);
+  }
+  BudgetSpan(const BudgetSpan&) = delete;
+  BudgetSpan& operator=(const BudgetSpan&) = delete;
+
+ private:
+  ProbeBudget& budget_;
+  fabric::Clock& clock_;
+  double start_;
+};
+
 }  // namespace
 
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
   section.ExpectMapWithKeys({"state_file", "recording", "loopback", "max_splay",
-                             "skip_when_busy_fraction", "secret_file", "path", "tcp", "responder",
-                             "storage", "rdma"});
+                             "skip_when_busy_fraction", "budget", "secret_file", "path", "tcp",
+                             "responder", "storage", "rdma"});
   settings.state_file = section.String("state_file").value_or("");
   if (auto recording = section.String("recording"); recording && !recording->empty()) {
     std::filesystem::path p(*recording);
@@ -48,6 +82,7 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
       section.DurationSeconds("max_splay", 0, 86400).value_or(settings.max_splay_seconds);
   settings.skip_when_busy_fraction =
       section.Double("skip_when_busy_fraction", 0, 1).value_or(settings.skip_when_busy_fraction);
+  settings.budget = section.Double("budget", 0, 1).value_or(settings.budget);
 
   ConfigNode path = section.Child("path");
   path.ExpectMapWithKeys({"enabled", "interval", "echo_timeout"});
@@ -142,7 +177,12 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
 }
 
 ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root)
-    : fleet_(fleet), settings_(settings), root_(root) {
+    : fleet_(fleet),
+      settings_(settings),
+      root_(root),
+      budget_(settings.budget),
+      pair_comparisons_(PairComparisonSlots()),
+      storage_comparisons_(StorageComparisonSlots()) {
   std::vector<ProbeTask> tasks;
   if (!settings_.recording.empty()) {
     // A replay: the recorded results are the whole truth, nothing runs.
@@ -157,7 +197,9 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   auto skip = [this]() { return FabricBusy(); };
   for (const FleetNode& peer : fleet_.nodes) {
     if (peer.name == self.name || !settings_.path.enabled) continue;
-    for (const auto& key : KeysOf(Rung::kPath, peer.name)) store_.Expect(key);
+    for (const auto& key : KeysOf(Rung::kPath, peer.name)) {
+      store_.Expect(key, settings_.path.interval_seconds);
+    }
     ProbeTask task;
     task.probe = std::string(probe::RungLabel(Rung::kPath));
     task.target = peer.name;
@@ -179,12 +221,22 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   FleetNode loopback_peer = self;
   loopback_peer.name = "loopback";
   if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
+    // Each ordered pair meets once per plan period (loopback: every round);
+    // a comparison run waits at most one turn of its rotation of those meetings.
+    const double pair_period =
+        settings_.tcp.round_seconds *
+        static_cast<double>(settings_.loopback ? 1 : PlanPeriodRounds(fleet_.nodes.size()));
+    const double comparison_period =
+        pair_period * static_cast<double>(pair_comparisons_.PeriodInOpportunities());
     for (const FleetNode& peer : fleet_.nodes) {
       if (peer.name == self.name && !settings_.loopback) continue;
       const std::string target = settings_.loopback ? loopback_peer.name : peer.name;
-      for (const auto& key : TcpLadderKeys(settings_.tcp, target)) store_.Expect(key);
+      for (const auto& key : TcpLadderKeys(settings_.tcp, target)) store_.Expect(key, pair_period);
       if (settings_.rdma.enabled) {
-        for (const auto& key : RdmaLadderKeys(target)) store_.Expect(key);
+        for (const auto& key : RdmaLadderKeys(target)) store_.Expect(key, pair_period);
+      }
+      for (Rung rung : {Rung::kTcpMultiCopy, Rung::kTcpMultiSweep}) {
+        for (const auto& key : KeysOf(rung, target)) store_.Expect(key, comparison_period);
       }
     }
     // One run per plan round, aligned to the wall clock so every node agrees
@@ -208,11 +260,15 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
       const probe::ProbeContext context = Context(token);
+      BudgetSpan spent(budget_, clock_);
       ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, context, store_);
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
         ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
                                           self, peer, context, store_);
         if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
+      }
+      if (outcome != ProbeOutcome::kBusy && !token.cancelled()) {
+        RunPairComparison(self, peer, token);
       }
       Persist();
       return outcome;
@@ -220,15 +276,26 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     tasks.push_back(std::move(task));
   }
   if (settings_.storage.enabled) {
-    for (const auto& key : StorageLadderKeys(settings_.storage)) store_.Expect(key);
+    const double interval = settings_.storage.interval_seconds;
+    for (const auto& key : StorageLadderKeys(settings_.storage)) store_.Expect(key, interval);
+    for (size_t i = 0; i < storage_comparisons_.size(); ++i) {
+      for (Rung rung : storage_comparisons_.slot(i)) {
+        for (const auto& key : KeysOf(rung, settings_.storage.directory)) {
+          store_.Expect(key, interval * static_cast<double>(storage_comparisons_.size()));
+        }
+      }
+    }
     ProbeTask task;
     task.probe = "storage";
     task.target = settings_.storage.directory;
     task.timing.interval = Seconds(settings_.storage.interval_seconds);
+    // The two rungs and one comparison slot (two runs at most), each with its file set-up.
     task.timeout =
-        Seconds(4 * (settings_.storage.duration_seconds + settings_.storage.warmup_seconds) + 120);
+        Seconds(8 * (settings_.storage.duration_seconds + settings_.storage.warmup_seconds) + 240);
     task.run = [this](const CancelToken& token) {
+      BudgetSpan spent(budget_, clock_);
       ProbeOutcome outcome = RunStorageLadder(settings_.storage, Context(token), store_);
+      if (!token.cancelled()) RunStorageComparison(token);
       Persist();
       return outcome;
     };
@@ -277,6 +344,10 @@ Status ProbeRuntime::Start() {
     options.max_duration = std::chrono::milliseconds(
         static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
     options.root = root_;
+    // Serving a peer's probe counts against this node's budget too.
+    options.on_session_end = [this](double seconds) {
+      budget_.Spent(clock_.WallSeconds(), seconds);
+    };
     if (settings_.rdma.enabled) {
       probe::AddRdmaSessionKind(options, probe::DefaultRdmaBackend(),
                                 {settings_.rdma.device, settings_.rdma.max_region_bytes});
@@ -321,8 +392,77 @@ void ProbeRuntime::Persist() {
   if (!saved.ok()) log::Warn("cannot save the probe state", {{"err", saved.error().message}});
 }
 
+void ProbeRuntime::RunPairComparison(const FleetNode& self, const FleetNode& peer,
+                                     const CancelToken& token) {
+  // Both directions run at once: the responder's limit counts the streams of both.
+  const std::vector<uint32_t> sweep = SweepStreamCounts(settings_.responder.max_streams / 2);
+  auto applies = [&](const ComparisonRotation::Slot& slot) {
+    if (slot.front() != Rung::kTcpMultiSweep) return true;
+    // The sweep only while this pair's last tcp_multi result asks for one.
+    for (const auto& key : KeysOf(Rung::kTcpMulti, peer.name)) {
+      if (auto record = store_.Find(key); record && WantsSweep(*record)) return true;
+    }
+    return false;
+  };
+  auto due = pair_comparisons_.Due(peer.name, applies);
+  if (!due) return;
+  const Rung rung = pair_comparisons_.slot(*due).front();
+  const double expected = TcpRunSeconds(settings_.tcp) *
+                          static_cast<double>(rung == Rung::kTcpMultiSweep ? sweep.size() : 1);
+  const double left = std::chrono::duration<double>(token.deadline() - clock_.Now()).count();
+  if (expected + 2 > left) return;  // The plan slot ends first: the peer's next round is due.
+  const double now = clock_.WallSeconds();
+  if (!budget_.Allows(now, expected)) {
+    log::Info("comparison run deferred: the probe budget is spent",
+              {{"probe", std::string(probe::RungLabel(rung))},
+               {"peer", peer.name},
+               {"busy_ratio", std::to_string(budget_.BusyRatio(now))}});
+    return;
+  }
+  const probe::ProbeContext context = Context(token);
+  if (rung == Rung::kTcpMultiSweep) {
+    TcpSweepProbe run(settings_.tcp, sweep, self, peer);
+    RunAndRecord(run, context, store_);
+  } else {
+    TcpCopyProbe run(settings_.tcp, self, peer);
+    RunAndRecord(run, context, store_);
+  }
+  if (!token.cancelled()) pair_comparisons_.Ran(peer.name, *due);
+}
+
+void ProbeRuntime::RunStorageComparison(const CancelToken& token) {
+  const std::string& directory = settings_.storage.directory;
+  auto due =
+      storage_comparisons_.Due(directory, [](const ComparisonRotation::Slot&) { return true; });
+  if (!due) return;
+  const ComparisonRotation::Slot& slot = storage_comparisons_.slot(*due);
+  const double expected = StorageRunSeconds(settings_.storage) * static_cast<double>(slot.size());
+  const double now = clock_.WallSeconds();
+  if (!budget_.Allows(now, expected)) {
+    log::Info("comparison run deferred: the probe budget is spent",
+              {{"probe", std::string(probe::RungLabel(slot.front()))},
+               {"directory", directory},
+               {"busy_ratio", std::to_string(budget_.BusyRatio(now))}});
+    return;
+  }
+  const probe::ProbeContext context = Context(token);
+  for (Rung rung : slot) {
+    if (token.cancelled()) return;
+    StorageComparisonProbe run(rung, settings_.storage);
+    RunAndRecord(run, context, store_);
+  }
+  if (!token.cancelled()) storage_comparisons_.Ran(directory, *due);
+}
+
 std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
-  return MakeProbeResultsCollector(store_, [this] { return scheduler_->Stats(); });
+  return MakeProbeResultsCollector(
+      store_, [this] { return scheduler_->Stats(); },
+      [this] {
+        // The budget and the time spent are this node's configuration and
+        // activity: a replayed recording spends nothing.
+        SystemClock wall;
+        return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds())};
+      });
 }
 
 }  // namespace fabric

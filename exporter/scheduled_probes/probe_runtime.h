@@ -13,6 +13,8 @@
 #include "exporter/config/config_node.h"
 #include "exporter/config/fleet.h"
 #include "exporter/metrics/collector.h"
+#include "exporter/scheduled_probes/comparison_rotation.h"
+#include "exporter/scheduled_probes/probe_budget.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
 #include "exporter/scheduled_probes/result_store.h"
 #include "exporter/scheduled_probes/scheduler.h"
@@ -53,6 +55,9 @@ struct ProbeSettings {
   // this fraction of its line rate in either direction (real traffic would
   // be disturbed and the numbers contaminated). 0 disables the check.
   double skip_when_busy_fraction = 0.5;
+  // Share of each hour spent probing (requester and responder) inside which
+  // the comparison runs rotate (probe_budget.h).
+  double budget = 0.05;
   PathProbeSettings path;
   TcpLadderSettings tcp;
   StorageLadderSettings storage;
@@ -86,6 +91,11 @@ class ProbeRuntime {
   // "fabric_busy" when the fabric interface carries real traffic above the
   // configured fraction of its speed, measured over one second.
   std::optional<std::string> FabricBusy();
+  // After a plan round's rungs to `peer`: at most one due comparison run, when
+  // the budget and the round's remaining time allow it.
+  void RunPairComparison(const FleetNode& self, const FleetNode& peer, const CancelToken& token);
+  // After the storage rungs: the storage comparison slot whose turn it is.
+  void RunStorageComparison(const CancelToken& token);
 
   Fleet fleet_;
   ProbeSettings settings_;
@@ -93,6 +103,9 @@ class ProbeRuntime {
   ResultStore store_;
   std::unique_ptr<probe::Responder> responder_;
   RealClock clock_;
+  ProbeBudget budget_;
+  ComparisonRotation pair_comparisons_;
+  ComparisonRotation storage_comparisons_;
   std::unique_ptr<Scheduler> scheduler_;
 };
 

@@ -47,6 +47,7 @@ std::string Serialize(const std::vector<ProbeRecord>& records) {
     out << YAML::Key << "failure_reason" << YAML::Value << r.failure_reason;
     out << YAML::Key << "failure_detail" << YAML::Value << r.failure_detail;
     out << YAML::Key << "duration" << YAML::Value << r.duration_seconds;
+    if (r.period_seconds > 0) out << YAML::Key << "period" << YAML::Value << r.period_seconds;
     // By name, so a file lists them the same way whatever the ids' order.
     std::map<std::string, double> values;
     for (const auto& [id, value] : r.values) values[std::string(probe::ValueName(id))] = value;
@@ -76,16 +77,28 @@ std::strong_ordering ProbeKey::operator<=>(const ProbeKey& other) const {
   return DirectionName(direction) <=> DirectionName(other.direction);
 }
 
-void ResultStore::Expect(const ProbeKey& key) {
+void ResultStore::Expect(const ProbeKey& key, double period_seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   ProbeRecord empty;
   empty.key = key;
-  records_.try_emplace(key, std::move(empty));
+  empty.period_seconds = period_seconds;
+  auto [slot, inserted] = records_.try_emplace(key, std::move(empty));
+  if (!inserted && period_seconds > 0) slot->second.period_seconds = period_seconds;
+}
+
+std::optional<ProbeRecord> ResultStore::Find(const ProbeKey& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = records_.find(key);
+  if (it == records_.end()) return std::nullopt;
+  return it->second;
 }
 
 void ResultStore::Record(ProbeRecord record) {
   std::lock_guard<std::mutex> lock(mutex_);
-  records_[record.key] = std::move(record);
+  auto [slot, inserted] = records_.try_emplace(record.key);
+  // The period is the schedule's, not the run's: a run keeps the configured one.
+  if (record.period_seconds <= 0) record.period_seconds = slot->second.period_seconds;
+  slot->second = std::move(record);
 }
 
 std::vector<ProbeRecord> ResultStore::Snapshot() const {
@@ -152,6 +165,7 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
       r.failure_reason = node["failure_reason"].as<std::string>();
       r.failure_detail = node["failure_detail"].as<std::string>();
       r.duration_seconds = node["duration"].as<double>();
+      if (node["period"]) r.period_seconds = node["period"].as<double>();
       // Values and verdicts by name; names no longer in the catalogue (never
       // published) are dropped.
       for (const auto& v : node["values"]) {
@@ -181,6 +195,8 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
       continue;
     }
     if (slot != records_.end() && r.timestamp_seconds > slot->second.timestamp_seconds) {
+      // The configured period wins over the one the file was saved with.
+      if (slot->second.period_seconds > 0) r.period_seconds = slot->second.period_seconds;
       slot->second = std::move(r);
     }
   }

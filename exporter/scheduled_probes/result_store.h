@@ -5,6 +5,7 @@
 #include <compare>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct ProbeRecord {
   std::string failure_reason;
   std::string failure_detail;  // Free text for the log and landing page.
   double duration_seconds = 0;
+  // How often the schedule runs this record (a pair rung: the plan's period
+  // for the pair; a comparison run: its rotation's; a local probe: its
+  // interval); 0 when unknown. Staleness is judged against it.
+  double period_seconds = 0;
   std::map<probe::ProbeValue, double> values;
   std::map<probe::Verdict, bool> verdicts;
   // Descriptive labels of the last run (e.g. the path's egress interface),
@@ -43,8 +48,11 @@ struct ProbeRecord {
 
 class ResultStore {
  public:
-  // Declares a configured probe so its series exist before the first run.
-  void Expect(const ProbeKey& key);
+  // Declares a configured probe so its series exist before the first run,
+  // with its planned period (kept across Record() and Load()).
+  void Expect(const ProbeKey& key, double period_seconds = 0);
+  // The latest record of `key`, if any.
+  std::optional<ProbeRecord> Find(const ProbeKey& key) const;
   void Record(ProbeRecord record);
   std::vector<ProbeRecord> Snapshot() const;
 

@@ -506,15 +506,29 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
       {
         name: 'fabric-ladder.instrument',
         rules: [
-          // Staleness and never-ran judge the scheduled rungs and the path check only. The
-          // comparison runs (tcp_multi_copy, storage_read_buffered, ...) rotate over rounds and
-          // the stream sweep runs only when a result asks for it, so hours between their runs
-          // are their schedule, not a stale ladder.
+          // Staleness is judged against each record's own schedule: a record is stale once
+          // its age passes twice its planned period (fabric_probe_period_seconds: the plan's
+          // period for a pair, the rotation's for a comparison run, the interval of a local
+          // probe) plus a slack for the round offset and a run the budget deferred. A record
+          // without a period (an exporter before it) falls back to the fixed age, rungs and
+          // the path check only. The stream sweep runs only when a tcp_multi result asks for
+          // it, so hours between its runs are no schedule missed.
           alert('FabricProbeStale', 'warning', |||
-            (time() - fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} > %(probeStaleSeconds)s)
-            and fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} > 0
-          ||| % (c { scheduled: scheduled }), 'A ladder rung has not been measured recently.',
-                'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} last ran {{ $value | humanizeDuration }} ago: this rung of the ladder is stale.', for_='0m'),
+            (
+              (
+                time() - fabric_probe_last_run_timestamp_seconds{%(selector)s, probe!="tcp_multi_sweep"}
+                > on (job, instance, probe, target, direction)
+                  (2 * fabric_probe_period_seconds{%(selector)s} + %(probeStaleSlackSeconds)s)
+              )
+              or
+              (
+                time() - fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} > %(probeStaleSeconds)s
+                unless on (job, instance, probe, target, direction) fabric_probe_period_seconds{%(selector)s}
+              )
+            )
+            and fabric_probe_last_run_timestamp_seconds{%(selector)s} > 0
+          ||| % (c { scheduled: scheduled }), 'A probe record is overdue against its own schedule.',
+                'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} last ran {{ $value | humanizeDuration }} ago, %s: this record is stale.' % '{{ with printf `fabric_probe_period_seconds{instance=%q,probe=%q,target=%q,direction=%q}` $labels.instance $labels.probe $labels.target $labels.direction | query }}more than twice its planned period of {{ . | first | value | humanizeDuration }}{{ else }}longer than the fixed staleness age (it exports no planned period){{ end }}', for_='0m'),
           alert('FabricProbeNeverRan', 'info', |||
             fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} == 0
           ||| % (c { scheduled: scheduled }), 'A scheduled probe has never run.',

@@ -67,7 +67,11 @@
     storageLatencySeconds: 0.01,
     storageLatencyGain: 3,
     // Probe health.
+    // Records without fabric_probe_period_seconds: stale after this age.
     probeStaleSeconds: 3 * 3600,
+    // Records with a period: stale after 2 x period + this slack (the round's start
+    // offset, one run deferred by the probe budget or a busy peer).
+    probeStaleSlackSeconds: 1800,
     probeNeverRanFor: '6h',
     probeFailingFor: '1h',
     collectorFailingFor: '15m',

@@ -308,6 +308,7 @@ class Fleet:
             out.append(s('fabric_probe_success', key, 1))
             out.append(s('fabric_probe_last_run_timestamp_seconds', key,
                          lambda t: 60 * math.floor(t / 60)))
+            out.append(s('fabric_probe_period_seconds', key, 60))
             out.append(s('fabric_probe_egress_matches_expected', key,
                          _bool_series(p['egress_ok'])))
             out.append(s('fabric_probe_jumbo_frames_pass', key, _bool_series(p['jumbo_ok'])))
@@ -336,7 +337,9 @@ class Fleet:
         def gated(value):
             return lambda t: (_const_or(value, last_run(t)) if ran(t) and r.success else None)
 
+        # Every record exports its planned period (the stale alert judges against it).
         out = [s('fabric_probe_last_run_timestamp_seconds', key, last_run),
+               s('fabric_probe_period_seconds', key, r.period),
                s('fabric_probe_success', key, lambda t: 1 if ran(t) and r.success else 0)]
         if not r.success:
             out.append(s('fabric_probe_failure_info', dict(key, reason=r.reason),

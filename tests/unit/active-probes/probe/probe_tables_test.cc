@@ -76,7 +76,7 @@ TEST(Rungs, OneRowPerRungLaddersFirst) {
     if (!info.ladder_layer) past_ladder = true;
     EXPECT_FALSE(past_ladder && info.ladder_layer) << info.label << " after a non-ladder row";
   }
-  EXPECT_EQ(rungs.size(), static_cast<size_t>(Rung::kPath) + 1);
+  EXPECT_EQ(rungs.size(), static_cast<size_t>(Rung::kStorageWriteDepth1) + 1);
   EXPECT_EQ(RungFromLabel("tcp"), std::nullopt);
   EXPECT_EQ(RungLabel(Rung::kStorageWrite), "storage_write");
   EXPECT_FALSE(InfoOf(Rung::kPath).ladder_layer);
@@ -102,7 +102,7 @@ TEST(Values, OneRowPerValueNamedByItsUnit) {
         EXPECT_FALSE(EndsWith(info.name, "_seconds") || EndsWith(info.name, "_ratio")) << info.name;
     }
   }
-  EXPECT_EQ(values.size(), static_cast<size_t>(ProbeValue::kJumboFrameBytes) + 1);
+  EXPECT_EQ(values.size(), static_cast<size_t>(ProbeValue::kSaturatingStreams) + 1);
   EXPECT_EQ(ValueFromName("copy_throughput_bytes_per_second"), std::nullopt);
 }
 

@@ -157,6 +157,21 @@ TEST(ProbeSettingsTest, DefaultsAndValues) {
   EXPECT_EQ(settings.path.interval_seconds, 300);
 }
 
+TEST(ProbeSettingsTest, BudgetIsAShareOfTheHour) {
+  EXPECT_EQ(ParseProbeSettings(ConfigNode()).budget, 0.05);
+  auto root = ConfigNode::LoadString("probes:\n  budget: 0.1\n", "p.yml");
+  EXPECT_EQ(ParseProbeSettings(root.Child("probes")).budget, 0.1);
+  for (const char* bad : {"1.5", "-0.1", "five"}) {
+    auto wrong = ConfigNode::LoadString(std::string("probes:\n  budget: ") + bad + "\n", "p.yml");
+    try {
+      ParseProbeSettings(wrong.Child("probes"));
+      ADD_FAILURE() << "no error for budget " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("p.yml:2:11: key probes.budget:", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(ProbeSettingsTest, ErrorsNameKey) {
   auto root = ConfigNode::LoadString("probes:\n  path: {intervl: 5m}\n", "p.yml");
   try {

@@ -13,7 +13,9 @@
 
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
+#include "exporter/scheduled_probes/storage_comparison_probe.h"
 #include "exporter/scheduled_probes/storage_ladder_probe.h"
+#include "exporter/scheduled_probes/tcp_comparison_probe.h"
 #include "exporter/scheduled_probes/tcp_ladder_probe.h"
 
 namespace fabric {
@@ -40,7 +42,7 @@ Emitted Of(const std::vector<Measurement>& measurements) {
 // Every kind's producer on a result with everything set (both directions,
 // an interface expectation, a jumbo echo that ran).
 Emitted Produced(const probe::ProbeDeclaration& d) {
-  if (&d == &TcpRungDeclaration()) {
+  if (&d == &TcpRungDeclaration() || &d == &TcpCopyDeclaration()) {
     probe::TcpProbeResult r;
     r.directions.resize(2);
     r.directions[0].direction = probe::Direction::kSend;
@@ -51,6 +53,17 @@ Emitted Produced(const probe::ProbeDeclaration& d) {
   if (&d == &RdmaRungDeclaration()) return Of({RdmaMeasurement(probe::RdmaProbeResult{})});
   if (&d == &StorageRungDeclaration()) {
     return Of({StorageMeasurement(storage::StorageProbeResult{})});
+  }
+  if (&d == &TcpSweepDeclaration()) {
+    // A sweep that saturated (so saturating_streams is set) and one still growing.
+    return Of({SweepMeasurement(probe::Direction::kSend, {{8, 10e9}, {16, 10.1e9}}),
+               SweepMeasurement(probe::Direction::kReceive, {{8, 5e9}, {16, 9e9}})});
+  }
+  if (&d == &StorageComparisonDeclaration()) {
+    // The producer is the rungs' StorageMeasurement plus the jobs as streams.
+    probe::Measurement m = StorageMeasurement(storage::StorageProbeResult{});
+    m.values[ProbeValue::kStreams] = 4;
+    return Of({m});
   }
   if (&d == &PathProbeDeclaration()) {
     FleetNode self{"a", "10.0.0.1", "eth1", 9000};
@@ -118,7 +131,14 @@ TEST(ProbeCatalogue, JsonListsRungsValuesWithProducersAndVerdicts) {
   EXPECT_NE(
       json.find("{\"name\":\"iops\",\"metric\":\"fabric_probe_iops\",\"unit\":\"per_second\""),
       std::string::npos);
-  EXPECT_NE(json.find("\"producers\":[\"storage_read\",\"storage_write\"]}"), std::string::npos);
+  EXPECT_NE(json.find("\"producers\":[\"storage_read\",\"storage_write\",\"storage_read_buffered\","
+                      "\"storage_read_shared_file\",\"storage_read_separate_files\","
+                      "\"storage_read_depth1\",\"storage_write_depth1\"]}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find("{\"name\":\"saturating_streams\",\"metric\":\"fabric_probe_saturating_streams\","),
+      std::string::npos);
   EXPECT_NE(json.find("{\"name\":\"congested\",\"producers\":[\"rdma\"]}"), std::string::npos);
   EXPECT_NE(json.find("\"fabric_probe_failure_info\""), std::string::npos);
   EXPECT_NE(json.find("\"no_active_port\""), std::string::npos);

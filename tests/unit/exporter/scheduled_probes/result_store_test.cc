@@ -173,11 +173,12 @@ TEST(ResultStoreTest, RecordedStateFileRoundTrips) {
   ResultStore recorded;
   ASSERT_TRUE(recorded.Load(recording, ResultStore::LoadScope::kEverything).ok());
   auto records = recorded.Snapshot();
-  ASSERT_EQ(records.size(), 14u);
+  ASSERT_EQ(records.size(), 23u);
   size_t values = 0;
   for (const auto& r : records) values += r.values.size();
-  // 8 TCP records of 16 values, the RDMA success (6), 2 path (4) and 2 storage (7) records.
-  EXPECT_EQ(values, 8u * 16 + 6 + 2 * 4 + 2 * 7);
+  // 8 TCP rung records and 2 copy-mode ones of 16 values, the RDMA success (6), 2 path (4),
+  // 2 storage (7) records, 2 sweep records (4) and 5 storage comparisons (7 + streams).
+  EXPECT_EQ(values, 10u * 16 + 6 + 2 * 4 + 2 * 7 + 2 * 4 + 5 * 8);
   testing::TestDir dir;
   std::string path = (dir.path() / "state.yml").string();
   ASSERT_TRUE(recorded.Save(path).ok());
@@ -192,6 +193,52 @@ TEST(ResultStoreTest, RecordedStateFileRoundTrips) {
     EXPECT_EQ(reloaded[i].info, records[i].info);
     EXPECT_EQ(reloaded[i].failure_reason, records[i].failure_reason);
   }
+}
+
+}  // namespace
+}  // namespace fabric
+
+namespace fabric {
+namespace {
+
+// The planned period: set by Expect, kept across runs and restarts (the
+// configured one wins over the saved one), saved for recordings, exported on
+// every record, before the first run too; and the budget's two gauges.
+TEST(ResultStoreTest, PeriodIsTheSchedulesAndEveryRecordExportsIt) {
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ResultStore store;
+  store.Expect(TcpKey("node-b"), 1200);
+  store.Expect(TcpKey("node-c"), 1200);
+  store.Record(TcpResult("node-b", 1.4e10));
+  EXPECT_EQ(store.Find(TcpKey("node-b"))->period_seconds, 1200);
+  ASSERT_TRUE(store.Save(path).ok());
+  EXPECT_NE(ReadAll(path).find("period: 1200"), std::string::npos);
+
+  ResultStore replay;  // A recording: the saved period.
+  ASSERT_TRUE(replay.Load(path, ResultStore::LoadScope::kEverything).ok());
+  EXPECT_EQ(replay.Find(TcpKey("node-b"))->period_seconds, 1200);
+  ResultStore restarted;  // The plan changed: the configured period.
+  restarted.Expect(TcpKey("node-b"), 3600);
+  ASSERT_TRUE(restarted.Load(path).ok());
+  EXPECT_EQ(restarted.Find(TcpKey("node-b"))->period_seconds, 3600);
+  EXPECT_EQ(restarted.Find(TcpKey("node-b"))->values.at(ProbeValue::kThroughput), 1.4e10);
+
+  auto collector = MakeProbeResultsCollector(store, nullptr, [] {
+    return BudgetState{0.05, 0.02};
+  });
+  MetricSink sink;
+  ASSERT_TRUE(collector->Collect(sink).ok());
+  std::string text = prometheus::TextSerializer().Serialize(sink.TakeSorted());
+  for (const char* target : {"node-b", "node-c"}) {
+    EXPECT_NE(text.find(std::string("fabric_probe_period_seconds{direction=\"send\",probe=\"tcp_"
+                                    "multi\",target=\"") +
+                        target + "\"} 1200"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_NE(text.find("fabric_probe_budget_ratio 0.05"), std::string::npos) << text;
+  EXPECT_NE(text.find("fabric_probe_busy_ratio 0.02"), std::string::npos);
 }
 
 }  // namespace
