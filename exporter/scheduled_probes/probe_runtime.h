@@ -13,6 +13,7 @@
 #include "exporter/config/config_node.h"
 #include "exporter/config/fleet.h"
 #include "exporter/metrics/collector.h"
+#include "exporter/path_mesh/mesh_settings.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
 #include "exporter/scheduled_probes/result_store.h"
 #include "exporter/scheduled_probes/scheduler.h"
@@ -24,6 +25,8 @@ class Responder;
 }
 
 namespace fabric {
+
+class PathMesh;
 
 struct PathProbeSettings {
   bool enabled = true;
@@ -58,6 +61,7 @@ struct ProbeSettings {
   StorageLadderSettings storage;
   RdmaLadderSettings rdma;
   ResponderSettings responder;
+  MeshSettings mesh;  // The latency and loss mesh between bandwidth runs.
 };
 
 // Parses the `probes` section (defaults when absent). Throws ConfigError.
@@ -94,6 +98,7 @@ class ProbeRuntime {
   std::unique_ptr<probe::Responder> responder_;
   RealClock clock_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<PathMesh> mesh_;  // Null when the mesh is off.
 };
 
 }  // namespace fabric
