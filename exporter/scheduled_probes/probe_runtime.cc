@@ -25,22 +25,6 @@ namespace {
 
 using probe::Rung;
 
-// The results collector and the mesh's, as the one `probes` collector.
-class ProbesCollector : public Collector {
- public:
-  explicit ProbesCollector(std::vector<std::unique_ptr<Collector>> parts)
-      : parts_(std::move(parts)) {}
-  Status Collect(MetricSink& sink) override {
-    for (auto& part : parts_) {
-      if (Status s = part->Collect(sink); !s.ok()) return s;
-    }
-    return OkStatus();
-  }
-
- private:
-  std::vector<std::unique_ptr<Collector>> parts_;
-};
-
 }  // namespace
 
 ProbeSettings ParseProbeSettings(const ConfigNode& section) {
@@ -345,12 +329,11 @@ void ProbeRuntime::Persist() {
 }
 
 std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
-  auto results = MakeProbeResultsCollector(store_, [this] { return scheduler_->Stats(); });
-  if (!mesh_) return results;
-  std::vector<std::unique_ptr<Collector>> parts;
-  parts.push_back(std::move(results));
-  parts.push_back(mesh_->MakeCollector());
-  return std::make_unique<ProbesCollector>(std::move(parts));
+  return MakeProbeResultsCollector(store_, [this] { return scheduler_->Stats(); });
+}
+
+std::unique_ptr<Collector> ProbeRuntime::MakeMeshCollector() const {
+  return mesh_ ? mesh_->MakeCollector() : nullptr;
 }
 
 }  // namespace fabric

@@ -78,6 +78,8 @@ class ProbeRuntime {
 
   // The `probes` collector for the scraper.
   std::unique_ptr<Collector> MakeCollector() const;
+  // The latency mesh's collector (`mesh`), or null when the mesh is off.
+  std::unique_ptr<Collector> MakeMeshCollector() const;
 
   // Every probe's latest result (the ladder page reads them).
   std::vector<ProbeRecord> Results() const { return store_.Snapshot(); }
