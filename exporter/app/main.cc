@@ -183,6 +183,7 @@ int Run(int argc, char** argv) {
   if (options.fleet) {
     probes = std::make_unique<ProbeRuntime>(*options.fleet, options.probes, root);
     collectors.push_back({"probes", probes->MakeCollector()});
+    if (auto mesh = probes->MakeMeshCollector()) collectors.push_back({"mesh", std::move(mesh)});
   }
   auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options),
                                            &ladder::IsFactFamily);

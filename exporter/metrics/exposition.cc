@@ -97,8 +97,8 @@ std::string WriteTextExposition(const std::vector<prometheus::MetricFamily>& fam
         break;
     }
     if (type == nullptr) {
-      // Summaries and histograms (none of ours have them) keep
-      // prometheus-cpp's own writer.
+      // Histograms (the latency mesh's) and summaries keep prometheus-cpp's
+      // own writer.
       out += prometheus::TextSerializer().Serialize({family});
       continue;
     }

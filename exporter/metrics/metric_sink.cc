@@ -54,6 +54,19 @@ void MetricSink::Info(std::string_view name, std::string_view help, LabelPairs l
   Gauge(name, help, std::move(labels), 1.0);
 }
 
+void MetricSink::Histogram(std::string_view name, std::string_view help, LabelPairs labels,
+                           std::span<const double> bounds, std::span<const uint64_t> cumulative,
+                           uint64_t count, double sum) {
+  assert(bounds.size() == cumulative.size());
+  auto metric = MakeMetric(std::move(labels));
+  metric.histogram.sample_count = count;
+  metric.histogram.sample_sum = sum;
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    metric.histogram.bucket.push_back({cumulative[i], bounds[i]});
+  }
+  FamilyFor(name, help, prometheus::MetricType::Histogram).metric.push_back(std::move(metric));
+}
+
 void MetricSink::MergeFrom(MetricSink&& other) {
   for (auto& [name, family] : other.families_) {
     auto& mine = FamilyFor(name, family.help, family.type);

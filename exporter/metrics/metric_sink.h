@@ -5,7 +5,9 @@
 
 #include <prometheus/metric_family.h>
 
+#include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +23,11 @@ class MetricSink {
   void Gauge(std::string_view name, std::string_view help, LabelPairs labels, double value);
   // An `_info` series: constant 1 carrying descriptive labels.
   void Info(std::string_view name, std::string_view help, LabelPairs labels);
+  // A histogram: `cumulative[i]` observations at most `bounds[i]` (ascending),
+  // `count` in all (the +Inf bucket) summing to `sum`.
+  void Histogram(std::string_view name, std::string_view help, LabelPairs labels,
+                 std::span<const double> bounds, std::span<const uint64_t> cumulative,
+                 uint64_t count, double sum);
 
   // Moves every family of `other` into this sink.
   void MergeFrom(MetricSink&& other);

@@ -4,6 +4,7 @@
 
 #include "active-probes/probe/error_kinds.h"
 #include "common/json.h"
+#include "exporter/path_mesh/path_stats.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
@@ -87,6 +88,7 @@ std::string ProbeCatalogueJson() {
                        ",\"producers\":" + Labels(ProducersOf(v.id)) + "}");
   }
   for (std::string_view family : ProbeRecordFamilies()) families.push_back(JsonString(family));
+  for (std::string_view family : kPathMeshSeries) families.push_back(JsonString(family));
   for (const auto& kind : probe::ErrorKinds()) {
     if (kind.code == ErrorCode::kInterrupted) continue;  // Records nothing.
     std::string reason = JsonString(kind.reason);

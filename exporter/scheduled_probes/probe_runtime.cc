@@ -14,6 +14,7 @@
 #include "active-probes/responder/responder.h"
 #include "common/kernel/net_class.h"
 #include "common/log.h"
+#include "exporter/path_mesh/path_mesh.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
 #include "exporter/scheduled_probes/probe_plan.h"
@@ -64,7 +65,7 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   ProbeSettings settings;
   section.ExpectMapWithKeys({"state_file", "recording", "loopback", "max_splay",
                              "skip_when_busy_fraction", "budget", "secret_file", "path", "tcp",
-                             "responder", "storage", "rdma"});
+                             "responder", "storage", "rdma", "mesh"});
   settings.state_file = section.String("state_file").value_or("");
   if (auto recording = section.String("recording"); recording && !recording->empty()) {
     std::filesystem::path p(*recording);
@@ -103,6 +104,8 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   t.streams = static_cast<uint32_t>(tcp.Int("streams", 1, 256).value_or(t.streams));
   t.single_stream = tcp.Bool("single_stream").value_or(t.single_stream);
   t.port = static_cast<uint16_t>(tcp.Int("port", 1, 65535).value_or(t.port));
+
+  settings.mesh = ParseMeshSettings(section.Child("mesh"), t.enabled);
 
   ConfigNode rdma = section.Child("rdma");
   rdma.ExpectMapWithKeys(
@@ -194,6 +197,8 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     return;
   }
   const FleetNode self = fleet_.Self();
+  if (settings_.mesh.enabled)
+    mesh_ = PathMesh::ForFleet(fleet_, settings_.mesh, settings_.tcp.port);
   auto skip = [this]() { return FabricBusy(); };
   for (const FleetNode& peer : fleet_.nodes) {
     if (peer.name == self.name || !settings_.path.enabled) continue;
@@ -358,10 +363,12 @@ Status ProbeRuntime::Start() {
     }
   }
   scheduler_->Start();
+  if (mesh_) mesh_->Start();
   return OkStatus();
 }
 
 void ProbeRuntime::Stop() {
+  if (mesh_) mesh_->Stop();
   scheduler_->Stop();
   if (responder_) responder_->Stop();
 }
@@ -463,6 +470,10 @@ std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
         SystemClock wall;
         return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds())};
       });
+}
+
+std::unique_ptr<Collector> ProbeRuntime::MakeMeshCollector() const {
+  return mesh_ ? mesh_->MakeCollector() : nullptr;
 }
 
 }  // namespace fabric

@@ -13,6 +13,7 @@
 #include "exporter/config/config_node.h"
 #include "exporter/config/fleet.h"
 #include "exporter/metrics/collector.h"
+#include "exporter/path_mesh/mesh_settings.h"
 #include "exporter/scheduled_probes/comparison_rotation.h"
 #include "exporter/scheduled_probes/probe_budget.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
@@ -26,6 +27,8 @@ class Responder;
 }
 
 namespace fabric {
+
+class PathMesh;
 
 struct PathProbeSettings {
   bool enabled = true;
@@ -63,6 +66,7 @@ struct ProbeSettings {
   StorageLadderSettings storage;
   RdmaLadderSettings rdma;
   ResponderSettings responder;
+  MeshSettings mesh;  // The latency and loss mesh between bandwidth runs.
 };
 
 // Parses the `probes` section (defaults when absent). Throws ConfigError.
@@ -79,6 +83,8 @@ class ProbeRuntime {
 
   // The `probes` collector for the scraper.
   std::unique_ptr<Collector> MakeCollector() const;
+  // The latency mesh's collector (`mesh`), or null when the mesh is off.
+  std::unique_ptr<Collector> MakeMeshCollector() const;
 
   // Every probe's latest result (the ladder page reads them).
   std::vector<ProbeRecord> Results() const { return store_.Snapshot(); }
@@ -107,6 +113,7 @@ class ProbeRuntime {
   ComparisonRotation pair_comparisons_;
   ComparisonRotation storage_comparisons_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<PathMesh> mesh_;  // Null when the mesh is off.
 };
 
 }  // namespace fabric

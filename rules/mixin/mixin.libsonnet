@@ -8,4 +8,5 @@
 (import 'drift.libsonnet') +
 (import 'fleet.libsonnet') +
 (import 'link_health.libsonnet') +
+(import 'path_mesh.libsonnet') +
 (import 'shapes.libsonnet')

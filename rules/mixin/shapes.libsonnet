@@ -76,6 +76,10 @@ local table = {
   FabricPreFecBerAboveBudget: null,
   FabricRateLowAfterFlap: null,
   FabricOffloadDiffersFromPeers: null,
+  // The latency mesh (path_mesh.libsonnet): a path losing probes or slower
+  // than its own past is a path fault, no bottleneck shape.
+  FabricPathLoss: null,
+  FabricPathRttJump: null,
   // The breaker itself: its `shape` label comes from the alerts it counts.
   FabricFleetWideShape: 'counted',
 };

@@ -19,7 +19,7 @@ ACTIVE_PROBES = ["active-probes/probe", "active-probes/control", "active-probes/
                  "active-probes/responder", "active-probes/rdma", "active-probes/storage",
                  "active-probes/path", "active-probes/cli"]
 EXPORTER = ["exporter/config", "exporter/metrics", "exporter/http", "exporter/backends",
-            "exporter/pcie", "exporter/collectors", "exporter/scheduled_probes",
+            "exporter/pcie", "exporter/collectors", "exporter/path_mesh", "exporter/scheduled_probes",
             "exporter/ladder", "exporter/pages", "exporter/app", "exporter/probe_cli"]
 
 # folder -> folders it may include besides itself. "common*" is COMMON,
@@ -46,7 +46,9 @@ ALLOWED = {
     "exporter/pcie": COMMON + ["exporter/backends"],
     "exporter/collectors": COMMON + ["exporter/config", "exporter/metrics", "exporter/backends",
                                      "exporter/pcie"],
-    "exporter/scheduled_probes": COMMON + ACTIVE_PROBES + ["exporter/config", "exporter/metrics"],
+    "exporter/path_mesh": COMMON + ACTIVE_PROBES + ["exporter/config", "exporter/metrics"],
+    "exporter/scheduled_probes": COMMON + ACTIVE_PROBES + ["exporter/config", "exporter/metrics",
+                                                           "exporter/path_mesh"],
     "exporter/ladder": COMMON + ["active-probes/probe", "exporter/config", "exporter/metrics",
                                  "exporter/scheduled_probes"],
     "exporter/pages": COMMON + ["exporter/config", "exporter/metrics", "exporter/http",

@@ -148,6 +148,7 @@ TEST(ProbeSettingsTest, DefaultsAndValues) {
   auto defaults = ParseProbeSettings(ConfigNode());
   EXPECT_TRUE(defaults.path.enabled);
   EXPECT_EQ(defaults.path.interval_seconds, 60);
+  EXPECT_FALSE(defaults.mesh.enabled);  // Off without the TCP probe's responders.
   EXPECT_TRUE(defaults.state_file.empty());
   auto root = ConfigNode::LoadString(
       "probes:\n  state_file: /var/lib/x.yml\n  max_splay: 30s\n  path: {interval: 5m}\n", "p.yml");
@@ -208,6 +209,7 @@ TEST(ProbeSettingsTest, TcpNeedsASecretAndARoundThatFitsItsRuns) {
           .Child("probes"));
   EXPECT_TRUE(settings.tcp.enabled);
   EXPECT_TRUE(settings.responder.enabled);  // On with the TCP probe.
+  EXPECT_TRUE(settings.mesh.enabled);       // So is the latency mesh.
   EXPECT_EQ(settings.tcp.streams, 16u);
   EXPECT_EQ(settings.tcp.round_seconds, 300);
   EXPECT_FALSE(settings.tcp.secret.empty());

@@ -35,6 +35,25 @@ TEST(MetricSinkTest, MergeKeepsEveryFamilyAndCountsSamples) {
   EXPECT_TRUE(b.empty());
 }
 
+TEST(MetricSinkTest, HistogramKeepsBucketsCountAndSum) {
+  MetricSink sink;
+  const double bounds[] = {0.001, 0.01};
+  const uint64_t cumulative[] = {2, 5};
+  sink.Histogram("h_seconds", "help", {{"target", "b"}}, bounds, cumulative, 7, 0.5);
+  auto families = sink.TakeSorted();
+  ASSERT_EQ(families.size(), 1u);
+  EXPECT_EQ(families[0].type, prometheus::MetricType::Histogram);
+  const auto& h = families[0].metric.at(0).histogram;
+  EXPECT_EQ(h.sample_count, 7u);
+  EXPECT_EQ(h.sample_sum, 0.5);
+  ASSERT_EQ(h.bucket.size(), 2u);
+  EXPECT_EQ(h.bucket[1].upper_bound, 0.01);
+  EXPECT_EQ(h.bucket[1].cumulative_count, 5u);
+  MetricSink other;
+  other.Histogram("m", "h", {}, bounds, cumulative, 7, 0.5);
+  EXPECT_THROW(other.Counter("m", "h", {}, 1), std::logic_error);
+}
+
 TEST(MetricSinkTest, ConflictingTypesAreRejected) {
   MetricSink a;
   a.Gauge("m", "h", {}, 1);
