@@ -1,5 +1,8 @@
 #include "exporter/scheduled_probes/probe_plan.h"
 
+#include <algorithm>
+#include <map>
+
 namespace fabric {
 namespace {
 
@@ -42,6 +45,75 @@ std::optional<PlannedProbe> PlanRound(size_t fleet_size, size_t self, uint64_t r
   }
   if (partner >= fleet_size) return std::nullopt;  // A bye this round.
   return PlannedProbe{partner, first_of_pair != swapped};
+}
+
+TopologyPlan::TopologyPlan(const std::vector<PlanMember>& members)
+    : members_(members), positions_(members.size()) {
+  // Planes and racks by name, so every node numbers them alike.
+  std::map<std::string, std::map<std::string, std::vector<size_t>>> grouped;
+  for (size_t i = 0; i < members.size(); ++i) {
+    grouped[members[i].plane][members[i].rack].push_back(i);
+  }
+  for (const auto& [plane_name, racks] : grouped) {
+    auto& plane = planes_.emplace_back();
+    for (const auto& [rack_name, rack_members] : racks) {
+      for (size_t local = 0; local < rack_members.size(); ++local) {
+        positions_[rack_members[local]] = {planes_.size() - 1, plane.size(), local};
+      }
+      plane.push_back(rack_members);
+    }
+  }
+}
+
+std::optional<PlannedProbe> TopologyPlan::Round(size_t self, uint64_t round) const {
+  if (self >= members_.size()) return std::nullopt;
+  const Position& at = positions_[self];
+  const auto& racks = planes_[at.plane];
+  const auto& own = racks[at.rack];
+  const bool intra = racks.size() == 1 || round % 2 == 0;
+  const uint64_t level_round = racks.size() == 1 ? round : round / 2;
+  if (intra) {
+    auto planned = PlanRound(own.size(), at.local, level_round);
+    if (!planned) return std::nullopt;
+    return PlannedProbe{own[planned->peer], planned->initiator};
+  }
+  auto rack_pair = PlanRound(racks.size(), at.rack, level_round);
+  if (!rack_pair) return std::nullopt;  // The rack's bye in this pass.
+  const auto& other = racks[rack_pair->peer];
+  // The shift advances once per full pass of the rack-level plan, so over
+  // max(|a|, |b|) passes every member of a meets every member of b.
+  const size_t span = std::max(own.size(), other.size());
+  const uint64_t shift = (level_round / PlanPeriodRounds(racks.size())) % span;
+  size_t peer_local;
+  if (at.rack < rack_pair->peer) {
+    peer_local = (at.local + shift) % span;
+  } else {
+    peer_local = (at.local + span - shift) % span;
+  }
+  if (peer_local >= other.size()) return std::nullopt;  // Unmatched in the larger rack.
+  return PlannedProbe{other[peer_local], rack_pair->initiator};
+}
+
+uint64_t TopologyPlan::PairPeriodRounds(size_t self, size_t peer) const {
+  if (self >= members_.size() || peer >= members_.size() || self == peer) return 0;
+  const Position& a = positions_[self];
+  const Position& b = positions_[peer];
+  if (a.plane != b.plane) return 0;
+  const auto& racks = planes_[a.plane];
+  const uint64_t levels = racks.size() == 1 ? 1 : 2;
+  if (a.rack == b.rack) return levels * PlanPeriodRounds(racks[a.rack].size());
+  const size_t span = std::max(racks[a.rack].size(), racks[b.rack].size());
+  return levels * PlanPeriodRounds(racks.size()) * span;
+}
+
+uint64_t TopologyPlan::RackPairPeriodRounds() const {
+  uint64_t longest = 1;
+  for (const auto& racks : planes_) {
+    const uint64_t levels = racks.size() == 1 ? 1 : 2;
+    // A rack's own pairs are measured in its first intra-rack round.
+    longest = std::max(longest, racks.size() == 1 ? 1 : levels * PlanPeriodRounds(racks.size()));
+  }
+  return longest;
 }
 
 }  // namespace fabric

@@ -1,6 +1,9 @@
 #include "exporter/scheduled_probes/probe_results_collector.h"
 
+#include <algorithm>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace fabric {
 namespace {
@@ -20,19 +23,74 @@ constexpr std::string_view kSkipsTotal = "fabric_probe_skips_total";
 constexpr std::string_view kPeriod = "fabric_probe_period_seconds";
 constexpr std::string_view kBudget = "fabric_probe_budget_ratio";
 constexpr std::string_view kBusy = "fabric_probe_busy_ratio";
-constexpr std::string_view kRecordFamilies[] = {kLastRun,     kSuccess, kRunDuration, kInfo,
-                                                kFailureInfo, kVerdict, kPeriod,      kRunsTotal,
-                                                kSkipsTotal,  kBudget,  kBusy};
+constexpr std::string_view kRackThroughput = "fabric_probe_rack_throughput_bytes_per_second";
+constexpr std::string_view kRackPaths = "fabric_probe_rack_paths";
+constexpr std::string_view kSuspect = "fabric_probe_suspect";
+constexpr std::string_view kRecordFamilies[] = {
+    kLastRun,   kSuccess,    kRunDuration, kInfo,  kFailureInfo,    kVerdict,   kPeriod,
+    kRunsTotal, kSkipsTotal, kBudget,      kBusy,  kRackThroughput, kRackPaths, kSuspect};
+
+// The records of one (probe, direction, target rack) without per-pair detail.
+struct RackSummary {
+  size_t paths = 0;
+  std::vector<double> throughput;
+};
+
+void AddRackSummaries(
+    const std::map<std::tuple<std::string, std::string, std::string>, RackSummary>& summaries,
+    MetricSink& sink) {
+  for (const auto& [key, summary] : summaries) {
+    const auto& [probe, direction, rack] = key;
+    LabelPairs labels = {{"probe", probe}, {"direction", direction}, {"target_rack", rack}};
+    sink.Gauge(kRackPaths,
+               "Peers in the target rack whose latest result is summarised here instead of "
+               "being published per pair (bounded cardinality at fleet scale).",
+               labels, static_cast<double>(summary.paths));
+    if (summary.throughput.empty()) continue;
+    std::vector<double> sorted = summary.throughput;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.size() % 2 == 1
+                              ? sorted[sorted.size() / 2]
+                              : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    const std::pair<const char*, double> stats[] = {
+        {"min", sorted.front()}, {"median", median}, {"max", sorted.back()}};
+    for (const auto& [stat, value] : stats) {
+      LabelPairs with_stat = labels;
+      with_stat.emplace_back("stat", stat);
+      sink.Gauge(kRackThroughput,
+                 "Latest probe throughput to the peers of the target rack that have no per-pair "
+                 "series: min, median and max over them (failed runs count in "
+                 "fabric_probe_rack_paths only).",
+                 with_stat, value);
+    }
+  }
+}
 
 class ProbeResultsCollector : public Collector {
  public:
   ProbeResultsCollector(const ResultStore& store,
                         std::function<std::map<std::string, ProbeTaskStats>()> stats,
-                        std::function<BudgetState()> budget)
-      : store_(store), stats_(std::move(stats)), budget_(std::move(budget)) {}
+                        std::function<BudgetState()> budget, ProbeDetailPolicy policy)
+      : store_(store),
+        stats_(std::move(stats)),
+        budget_(std::move(budget)),
+        policy_(std::move(policy)) {}
 
   Status Collect(MetricSink& sink) override {
+    std::map<std::tuple<std::string, std::string, std::string>, RackSummary> summaries;
     for (const auto& r : store_.Snapshot()) {
+      if (policy_.detail && !policy_.detail(r.key)) {
+        if (r.timestamp_seconds == 0) continue;  // Never ran: nothing to summarise.
+        RackSummary& summary = summaries[{
+            std::string(RungLabel(r.key.probe)), std::string(DirectionName(r.key.direction)),
+            policy_.rack_of ? policy_.rack_of(r.key.target) : std::string()}];
+        ++summary.paths;
+        if (auto value = r.values.find(probe::ProbeValue::kThroughput);
+            r.success && value != r.values.end()) {
+          summary.throughput.push_back(value->second);
+        }
+        continue;
+      }
       LabelPairs key = {{"probe", std::string(RungLabel(r.key.probe))},
                         {"target", r.key.target},
                         {"direction", std::string(DirectionName(r.key.direction))}};
@@ -93,6 +151,15 @@ class ProbeResultsCollector : public Collector {
                  "responder.",
                  {}, b.busy_ratio);
     }
+    AddRackSummaries(summaries, sink);
+    if (policy_.suspects) {
+      for (const auto& [target, suspect] : policy_.suspects()) {
+        sink.Gauge(kSuspect,
+                   "1 for the end the bisection retests blame for a low or failed result to the "
+                   "target: self (this node), peer (the target) or path (between their racks).",
+                   {{"target", target}, {"suspect", suspect}}, 1);
+      }
+    }
     if (stats_) {
       for (const auto& [task, stats] : stats_()) {
         for (const auto& [outcome, n] : stats.runs) {
@@ -116,6 +183,7 @@ class ProbeResultsCollector : public Collector {
   const ResultStore& store_;
   std::function<std::map<std::string, ProbeTaskStats>()> stats_;
   std::function<BudgetState()> budget_;
+  ProbeDetailPolicy policy_;
 };
 
 }  // namespace
@@ -125,7 +193,15 @@ std::span<const std::string_view> ProbeRecordFamilies() { return kRecordFamilies
 std::unique_ptr<Collector> MakeProbeResultsCollector(
     const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
     std::function<BudgetState()> budget) {
-  return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget));
+  return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget),
+                                                 ProbeDetailPolicy{});
+}
+
+std::unique_ptr<Collector> MakeProbeResultsCollector(
+    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
+    ProbeDetailPolicy policy, std::function<BudgetState()> budget) {
+  return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget),
+                                                 std::move(policy));
 }
 
 }  // namespace fabric

@@ -32,4 +32,24 @@ std::unique_ptr<Collector> MakeProbeResultsCollector(
     const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
     std::function<BudgetState()> budget = nullptr);
 
+// Bounded cardinality at fleet scale: per-pair series only for the peers
+// `detail` accepts (recent plan peers, flagged, bisection peers); every other
+// record is folded into per-node summaries per target rack,
+// fabric_probe_rack_throughput_bytes_per_second{probe,direction,target_rack,
+// stat="min|median|max"} and fabric_probe_rack_paths{probe,direction,
+// target_rack}, so the series count is bounded by the detail set and the
+// number of racks, not by the fleet size.
+struct ProbeDetailPolicy {
+  // Whether the record gets per-pair series; unset: every record does.
+  std::function<bool(const ProbeKey& key)> detail;
+  // The rack of `target` for the summaries ("" when unknown).
+  std::function<std::string(const std::string& target)> rack_of;
+  // fabric_probe_suspect: target -> "self", "peer" or "path" (bisection).
+  std::function<std::map<std::string, std::string>()> suspects;
+};
+
+std::unique_ptr<Collector> MakeProbeResultsCollector(
+    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
+    ProbeDetailPolicy policy, std::function<BudgetState()> budget = nullptr);
+
 }  // namespace fabric

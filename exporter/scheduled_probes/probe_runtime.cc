@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -259,9 +260,14 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timing.first_due_seconds = (std::floor(now / round) + 1) * round - now + offset(seed);
     task.timeout = Seconds(round);
     task.skip_reason = skip;
-    task.run = [this, self, round, loopback_peer](const CancelToken& token) {
+    // The topology-aware plan (racks and planes from the fleet config; the
+    // plain circle method without them).
+    std::vector<PlanMember> members;
+    for (const FleetNode& node : fleet_.nodes) members.push_back({node.rack, node.plane});
+    auto plan = std::make_shared<const TopologyPlan>(members);
+    task.run = [this, self, round, loopback_peer, plan](const CancelToken& token) {
       const uint64_t number = static_cast<uint64_t>(std::floor(clock_.WallSeconds() / round));
-      auto planned = PlanRound(fleet_.nodes.size(), fleet_.SelfIndex(), number);
+      auto planned = plan->Round(fleet_.SelfIndex(), number);
       if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
       const probe::ProbeContext context = Context(token);
