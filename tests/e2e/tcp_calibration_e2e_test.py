@@ -50,6 +50,8 @@ def info_series(body):
 
 
 def calibrations(state_path):
+    if not os.path.exists(state_path):
+        return {}
     with open(state_path) as f:
         state = yaml.safe_load(f)
     return {(c["probe"], c["direction"]): c for c in state.get("tcp_calibration") or []
@@ -83,7 +85,9 @@ class TcpCalibrationTest(unittest.TestCase):
             state = os.path.join(d, "state.yml")
 
             with Exporter("--config.file=" + config) as exporter:
-                body = self.wait_for(exporter, lambda b: set(info_series(b)) >= KEYS, "TCP rung info")
+                # The state file is saved after the round's last run: wait for both.
+                body = self.wait_for(exporter, lambda b: set(info_series(b)) >= KEYS and
+                                     set(calibrations(state)) >= KEYS, "TCP rung info and calibrations")
                 series = info_series(body)
             found = calibrations(state)
             self.assertEqual(set(found), KEYS)
