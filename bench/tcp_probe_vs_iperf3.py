@@ -36,6 +36,7 @@ all streams); without --neper the neper cells are skipped.
 import argparse
 import json
 import os
+import re
 import shlex
 import signal
 import statistics
@@ -145,6 +146,17 @@ class Tool:
                       "--duration", "%dms" % (d * 1000), "--warmup", "%dms" % (w * 1000), "--json",
                       *self.flags, *args.probe_args]
             return server, client, PROBE_PORT
+        if self.kind == "rung":
+            # The scheduled rung's code (TcpRungProbe through `fabric_probe ladder`): it calibrates
+            # mode and block per direction first, then runs the fastest. One stream is the
+            # N-stream rung with --streams 1, the same run as tcp_single (only the label differs).
+            server = [args.probe, "serve", "--listen", "%s:%d" % (path["server_ip"], PROBE_PORT),
+                      "--allow", path["allow"], "--secret-file", args.secret, "--max-streams", "64"]
+            client = [args.probe, "ladder", "--peer", "%s:%d" % (path["server_ip"], PROBE_PORT),
+                      "--secret-file", args.secret, "--streams", str(streams), "--no-single-stream",
+                      "--no-rdma", "--duration", "%dms" % (d * 1000), "--warmup", "%dms" % (w * 1000),
+                      "--json"]
+            return server, client, PROBE_PORT
         if self.kind == "iperf3":
             server = [args.iperf3, "-s", "-1", "-B", path["server_ip"], "-p", str(IPERF_PORT)]
             client = [args.iperf3, "-c", path["server_ip"], "-p", str(IPERF_PORT), "-P", str(streams),
@@ -171,9 +183,9 @@ class Tool:
             server.wait(10)
             raise RuntimeError("%s server did not start: %s" % (self.kind, server.stderr()))
         client = Proc(client_cmd)
-        limit = args.duration + args.warmup + 60
+        limit = args.duration + args.warmup + 60 + (60 if self.kind == "rung" else 0)
         rc = client.wait(limit)
-        if self.kind == "probe":
+        if self.kind in ("probe", "rung"):
             server.popen.terminate()  # a responder serves until told to stop
         server_rc = server.wait(limit)
         wire = rx_bytes(path["server_ns"], path["dev"]) - wire0
@@ -184,6 +196,21 @@ class Tool:
             raise RuntimeError("%s failed (%d): %s" % (shlex.join(client_cmd), rc, client.stderr()))
         out = client.stdout()
         flagged = None
+        chosen = None
+        if self.kind == "rung":
+            layer = next(l for l in json.loads(out)["layers"] if l["layer"] == "tcp_multi")
+            # The send direction (client to server), as the references measure; the detail says
+            # "send 47.1 Gbit/s (copy, 1 MiB blocks), receive ...".
+            m = re.search(r"send ([0-9.]+) ([GMk])bit/s \(([a-z]+), ([0-9]+ [KM]iB) blocks\)", layer["detail"])
+            if not m:
+                raise RuntimeError("no send figure in the ladder's detail: " + layer["detail"])
+            rate = float(m.group(1)) * {"G": 1e9, "M": 1e6, "k": 1e3}[m.group(2)] / 8
+            chosen = "%s %s" % (m.group(3), m.group(4))
+            # CPU includes the calibration's runs: not comparable per byte.
+            return dict(rate=rate, cpu=client.cpu + server.cpu, wire=wire, cpu_per_gb=float("nan"),
+                        flagged=None,
+                        client_cpu=client.cpu, server_cpu=server.cpu, others=others, chosen=chosen,
+                        detail=layer["detail"], server_cmd=server_cmd, client_cmd=client_cmd)
         if self.kind == "probe":
             doc = json.loads(out)
             rate = doc["bytes_per_second"]
@@ -225,6 +252,8 @@ def build_tools(args):
     for mode in args.sweep:
         for block in args.sweep_blocks:
             probe(mode, block)
+    if args.rung:
+        tools["rung"] = Tool("rung", "scheduled rung (calibrated)", "rung", [])
     return tools, cells
 
 
@@ -242,10 +271,11 @@ def bench_path(path, tools, args, rows):
                 r.update(path=path["name"], streams=streams, tool=key, run=run + 1, load=load)
                 rows.append(r)
                 print("%-8s %2d streams run %d %-26s %7.2f Gbit/s  cpu %6.2f s  %.3f cpu-s/GB  "
-                      "others %3.0f%%  load %s%s" % (
+                      "others %3.0f%%  load %s%s%s" % (
                           path["name"], streams, run + 1, tools[key].label, r["rate"] * 8e-9, r["cpu"],
                           r["cpu_per_gb"], 100 * r["others"], load,
-                          "  (probe flagged cpu_bound)" if r["flagged"] else ""), flush=True)
+                          "  (probe flagged cpu_bound)" if r["flagged"] else "",
+                          "  [%s]" % r["detail"] if r.get("detail") else ""), flush=True)
 
 
 def medians(rows, path, streams, key):
@@ -276,7 +306,25 @@ def report(rows, tools, cells, args, paths):
                                    r[0] * 8e-9, p[0] / r[0], p[1], r[1], p[1] / r[1], min(p[2], r[2]),
                                    max(p[3], r[3]), 100 * max(p[4], r[4])))
     probes = [k for k in tools if tools[k].kind == "probe"]
-    refs = [k for k in tools if tools[k].kind != "probe"]
+    refs = [k for k in tools if tools[k].kind not in ("probe", "rung")]
+    if "rung" in tools and refs:
+        print("\n## The scheduled rung after calibration against the best reference figure on the path "
+              "(send direction)\n")
+        print("| path | streams | best reference | Gbit/s | rung Gbit/s | ratio | within 5% | modes chosen |")
+        print("|---|---|---|---|---|---|---|---|")
+        for path in paths:
+            for streams in args.streams:
+                ref = [(medians(rows, path, streams, k), k) for k in refs]
+                ref = [(m, k) for m, k in ref if m]
+                rung = medians(rows, path, streams, "rung")
+                if not ref or not rung:
+                    continue
+                (best, *_), best_key = max(ref, key=lambda x: x[0][0])
+                chosen = sorted({r["chosen"] for r in rows if r["tool"] == "rung" and r["path"] == path
+                                 and r["streams"] == streams})
+                print("| %s | %d | %s | %.2f | %.2f | %.2fx | %s | %s |" % (
+                    path, streams, tools[best_key].label, best * 8e-9, rung[0] * 8e-9, rung[0] / best,
+                    "yes" if rung[0] >= 0.95 * best else "no", ", ".join(chosen)))
     if not args.sweep or not refs:
         return
     print("\n## fabric_probe mode x block against the best reference figure on the path\n")
@@ -343,6 +391,10 @@ def main():
                     help="run every client on these CPUs (taskset -c), e.g. 0; default: anywhere")
     ap.add_argument("--server-cpus", default="", help="the same for every server, e.g. 1")
     ap.add_argument("--json", default="", help="write every run's figures here")
+    ap.add_argument("--rung", action="store_true",
+                    help="also run the scheduled TCP rung as the exporter does (fabric_probe ladder: "
+                         "calibration, then the fastest mode and block) and compare its send figure "
+                         "with the best reference on the path")
     args = ap.parse_args()
     args.streams = [int(s) for s in args.streams.split(",")]
     args.cells = [c for c in args.cells.split(",") if c]

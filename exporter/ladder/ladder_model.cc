@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 
@@ -53,6 +54,26 @@ std::string Seconds(double s) {
   return Printf("%.2f s", s);
 }
 
+// " (copy, 1 MiB blocks)": the send mode and block size a TCP record used,
+// the probe's calibrated choice (or its default), so the ladder shows a rung's
+// figure as what the probe moved in that mode, not as the stream's ceiling.
+std::string ModeWords(const ProbeRecord& r) {
+  auto mode = r.info.find("mode");
+  auto block = r.info.find("block_bytes");
+  if (mode == r.info.end() || block == r.info.end()) return "";
+  std::string size = block->second + " B";
+  char* end = nullptr;
+  const unsigned long bytes = std::strtoul(block->second.c_str(), &end, 10);
+  if (end != nullptr && *end == '\0' && bytes > 0) {
+    if (bytes % (1024 * 1024) == 0) {
+      size = std::to_string(bytes / (1024 * 1024)) + " MiB";
+    } else if (bytes % 1024 == 0) {
+      size = std::to_string(bytes / 1024) + " KiB";
+    }
+  }
+  return " (" + mode->second + ", " + size + " blocks)";
+}
+
 // One probe rung: the worse direction is the layer's number (a path is as fast as its slower
 // direction), both are in the detail.
 Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& records,
@@ -84,7 +105,7 @@ Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& rec
     if (r->key.direction != Direction::kNone) {
       detail += std::string(probe::DirectionName(r->key.direction)) + " ";
     }
-    detail += FormatRate(rate);
+    detail += FormatRate(rate) + ModeWords(*r);
     // In the verdicts' name order (the table's).
     for (const auto& [verdict, raised] : r->verdicts) {
       std::string name(probe::VerdictName(verdict));
@@ -204,8 +225,8 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
   }
   if (any(Rung::kTcpMulti, Verdict::kStreamLimited)) {
     shapes.push_back(
-        "N-stream TCP is stream-limited: streams × the per-stream ceiling, more streams would go "
-        "faster (a stream-count artefact)");
+        "N-stream TCP is stream-limited: streams × what one stream moved in the probe's mode, "
+        "more streams would go faster (a stream-count artefact)");
   }
   if (any(Rung::kTcpMulti, Verdict::kContended) || any(Rung::kRdma, Verdict::kContended)) {
     shapes.push_back("other traffic shared the path while the probe ran (contended)");

@@ -47,8 +47,8 @@ struct Layer {
   std::string id;     // line, pcie, rdma, tcp_multi, tcp_single, storage_read, storage_write,
                       // transfers: the `layer` label of the recording rules.
   std::string title;  // "NIC line rate", "N-stream TCP", ...
-  // Counts for the binding layer. 1-stream TCP is a per-stream property of the tool and real
-  // transfers are usage, not capacity, as in the recording rules.
+  // Counts for the binding layer. 1-stream TCP is what one stream moved in the probe's mode
+  // (the detail names it) and real transfers are usage, not capacity, as in the recording rules.
   bool ceiling = true;
   std::optional<double> bytes_per_second;  // The worse direction when both were measured.
   std::optional<double> line_fraction;     // Of the line rate, when it is known.

@@ -128,8 +128,9 @@ std::string Section(const Ladder& l) {
           HtmlEscape("ladder " + l.node + " to " + l.peer) + "\">";
   for (size_t i = 0; i < l.layers.size(); ++i) html += Row(l, i);
   html += "</svg>\n<p class=\"scale\">" + HtmlEscape(l.scale_note) +
-          " 1-stream TCP and real transfers are shown but never bind: one is a per-stream "
-          "property of the tool, the other is usage.</p>\n";
+          " 1-stream TCP and real transfers are shown but never bind: one is what one stream "
+          "moved in the send mode and block size the probe used (named beside it), the "
+          "other is usage.</p>\n";
   html += "<p class=\"verdicts\">" + HtmlEscape(ladder::VerdictSummary(l)) + "</p>\n";
   if (l.shapes.empty()) {
     html += "<p class=\"shapes none\">No bottleneck shape detected on this path.</p>\n";

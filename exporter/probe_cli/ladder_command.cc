@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -182,6 +183,10 @@ int RunLadderCommand(int argc, char** argv) {
   flags.AddString("duration", "DUR", "Measured window of each TCP and RDMA run", "5s");
   flags.AddString("warmup", "DUR", "Warm-up before each window, excluded from the result", "1s");
   flags.AddBool("single-stream", "Run the 1-stream TCP rung", true);
+  flags.AddBool("calibrate",
+                "Choose each TCP rung's send mode and block size per direction by a short run of "
+                "each candidate first (else sendfile, 256 KiB, both directions at once)",
+                true);
   flags.AddBool("rdma", "Run the RDMA WRITE rung", true);
   flags.AddString("storage-duration", "DUR", "Measured window of each storage run", "3s");
   flags.AddString("storage-size", "BYTES", "Size of the storage probe's file", "1G");
@@ -210,6 +215,9 @@ int RunLadderCommand(int argc, char** argv) {
   tcp.duration_seconds = Seconds("duration", flags, parsed);
   tcp.warmup_seconds = Seconds("warmup", flags, parsed);
   tcp.single_stream = flags.GetBool("single-stream");
+  tcp.calibration.enabled = flags.GetBool("calibrate");
+  // Candidate runs of at most 1 s, shorter for a short ladder.
+  tcp.calibration.candidate_seconds = std::clamp(tcp.duration_seconds / 5, 0.2, 1.0);
   tcp.port = peer_flags->peer.port;
   tcp.secret = peer_flags->secret;
   auto streams = ParseCountFlag("streams", flags.GetString("streams"), 1, 256);
@@ -239,7 +247,8 @@ int RunLadderCommand(int argc, char** argv) {
   const FleetNode peer{peer_flags->peer.host, peer_flags->peer.host, "", 0};
   const SysRoot root;  // The host's procfs and sysfs.
   SystemClock clock;
-  const double tcp_run = 2 * (tcp.duration_seconds + tcp.warmup_seconds) + 1;
+  const double tcp_run =
+      2 * (tcp.duration_seconds + tcp.warmup_seconds + TcpCalibrationSeconds(tcp.calibration)) + 1;
   ResultStore store;
   // Ctrl-C ends the running rung at once (a storage run removes its files); the ladder of what
   // finished is still printed.

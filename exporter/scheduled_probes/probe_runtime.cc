@@ -95,8 +95,8 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
       path.DurationSeconds("echo_timeout", 0.1, 60).value_or(settings.path.echo_timeout_seconds);
 
   ConfigNode tcp = section.Child("tcp");
-  tcp.ExpectMapWithKeys(
-      {"enabled", "round", "duration", "warmup", "streams", "single_stream", "port"});
+  tcp.ExpectMapWithKeys({"enabled", "round", "duration", "warmup", "streams", "single_stream",
+                         "port", "calibration"});
   TcpLadderSettings& t = settings.tcp;
   t.enabled = tcp.Bool("enabled").value_or(tcp.present());
   t.round_seconds = tcp.DurationSeconds("round", 2, 86400).value_or(t.round_seconds);
@@ -105,6 +105,14 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   t.streams = static_cast<uint32_t>(tcp.Int("streams", 1, 256).value_or(t.streams));
   t.single_stream = tcp.Bool("single_stream").value_or(t.single_stream);
   t.port = static_cast<uint16_t>(tcp.Int("port", 1, 65535).value_or(t.port));
+  ConfigNode calibration = tcp.Child("calibration");
+  calibration.ExpectMapWithKeys({"enabled", "candidate", "interval"});
+  TcpCalibrationSettings& cal = t.calibration;
+  cal.enabled = calibration.Bool("enabled").value_or(cal.enabled);
+  cal.candidate_seconds =
+      calibration.DurationSeconds("candidate", 0.2, 10).value_or(cal.candidate_seconds);
+  cal.interval_seconds =
+      calibration.DurationSeconds("interval", 60, 30 * 86400).value_or(cal.interval_seconds);
 
   settings.mesh = ParseMeshSettings(section.Child("mesh"), t.enabled);
 
@@ -127,8 +135,11 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   if (rd.enabled && !t.enabled) {
     rdma.Fail("enabled", "the RDMA rung runs in the TCP probe's plan rounds: configure probes.tcp");
   }
-  // The plan round must fit every run it holds.
-  double round_work = (t.single_stream ? 2 : 1) * (t.duration_seconds + t.warmup_seconds);
+  // The plan round must fit every run it holds. Calibrated, each TCP rung runs
+  // each direction in a session of its own, calibrating it first when due;
+  // uncalibrated, one session measures both directions at once.
+  double round_work = (t.single_stream ? 2 : 1) * (cal.enabled ? 2 : 1) *
+                      (t.duration_seconds + t.warmup_seconds + TcpCalibrationSeconds(cal));
   if (rd.enabled) round_work += rd.duration_seconds + rd.warmup_seconds;
   if (t.enabled && round_work + 2 > t.round_seconds) {
     tcp.Fail("round", "a round must fit its runs (TCP rungs, and RDMA when enabled) plus 2s");

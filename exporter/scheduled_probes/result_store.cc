@@ -33,7 +33,24 @@ Status WriteAll(int fd, const std::string& data, const std::string& path) {
   return OkStatus();
 }
 
-std::string Serialize(const std::vector<ProbeRecord>& records) {
+void EmitKey(YAML::Emitter& out, const ProbeKey& key) {
+  out << YAML::Key << "probe" << YAML::Value << std::string(RungLabel(key.probe));
+  out << YAML::Key << "target" << YAML::Value << key.target;
+  out << YAML::Key << "direction" << YAML::Value << std::string(DirectionName(key.direction));
+}
+
+void EmitCandidate(YAML::Emitter& out, const TcpCandidate& c) {
+  out << YAML::Key << "mode" << YAML::Value << std::string(probe::SendModeName(c.mode));
+  out << YAML::Key << "block" << YAML::Value << c.block;
+}
+
+// A candidate of the table, or nullopt for one this version does not know.
+std::optional<TcpCandidate> CandidateOf(const YAML::Node& node) {
+  return FindTcpCandidate(node["mode"].as<std::string>(), node["block"].as<uint32_t>());
+}
+
+std::string Serialize(const std::vector<ProbeRecord>& records,
+                      const std::map<ProbeKey, TcpCalibration>& calibrations) {
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "version" << YAML::Value << kStateFormatVersion;
   out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
@@ -65,6 +82,22 @@ std::string Serialize(const std::vector<ProbeRecord>& records) {
     for (const auto& [name, value] : r.info) out << YAML::Key << name << YAML::Value << value;
     out << YAML::EndMap << YAML::EndMap;
   }
+  out << YAML::EndSeq;
+  out << YAML::Key << "tcp_calibration" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [key, c] : calibrations) {
+    out << YAML::BeginMap;
+    EmitKey(out, key);
+    out << YAML::Key << "timestamp" << YAML::Value << c.timestamp_seconds;
+    EmitCandidate(out, c.chosen);
+    out << YAML::Key << "measured" << YAML::Value << YAML::BeginSeq;
+    for (const auto& f : c.measured) {
+      out << YAML::Flow << YAML::BeginMap;
+      EmitCandidate(out, f.candidate);
+      out << YAML::Key << "bytes_per_second" << YAML::Value << f.bytes_per_second;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+  }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -93,6 +126,23 @@ std::optional<ProbeRecord> ResultStore::Find(const ProbeKey& key) const {
   return it->second;
 }
 
+void ResultStore::SetCalibration(const ProbeKey& key, TcpCalibration calibration) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  calibrations_[key] = std::move(calibration);
+}
+
+std::optional<TcpCalibration> ResultStore::Calibration(const ProbeKey& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = calibrations_.find(key);
+  if (it == calibrations_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::map<ProbeKey, TcpCalibration> ResultStore::Calibrations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return calibrations_;
+}
+
 void ResultStore::Record(ProbeRecord record) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto [slot, inserted] = records_.try_emplace(record.key);
@@ -113,7 +163,7 @@ Status ResultStore::Save(const std::string& path) const {
   for (auto& r : Snapshot()) {
     if (r.timestamp_seconds > 0) records.push_back(std::move(r));  // Only real results.
   }
-  const std::string data = Serialize(records);
+  const std::string data = Serialize(records, Calibrations());
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
@@ -146,6 +196,7 @@ Status ResultStore::Load(const std::string& path, LoadScope scope) {
 
 Status ResultStore::LoadText(const std::string& text, const std::string& path, LoadScope scope) {
   std::vector<ProbeRecord> loaded;
+  std::vector<std::pair<ProbeKey, TcpCalibration>> calibrations;
   try {
     YAML::Node root = YAML::Load(text);
     if (!root.IsMap() || root["version"].as<int>() != kStateFormatVersion) {
@@ -181,6 +232,23 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
         r.info[v.first.as<std::string>()] = v.second.as<std::string>();
       loaded.push_back(std::move(r));
     }
+    // Absent in files of versions before calibration.
+    for (const auto& node : root["tcp_calibration"]) {
+      auto rung = probe::RungFromLabel(node["probe"].as<std::string>());
+      auto direction = probe::RecordDirectionFromName(node["direction"].as<std::string>());
+      auto chosen = CandidateOf(node);
+      if (!rung || !direction || !chosen) continue;  // Calibrated again.
+      TcpCalibration c;
+      c.timestamp_seconds = node["timestamp"].as<double>();
+      c.chosen = *chosen;
+      for (const auto& m : node["measured"]) {
+        if (auto candidate = CandidateOf(m)) {
+          c.measured.push_back({*candidate, m["bytes_per_second"].as<double>()});
+        }
+      }
+      calibrations.emplace_back(ProbeKey{*rung, node["target"].as<std::string>(), *direction},
+                                std::move(c));
+    }
   } catch (const YAML::Exception& e) {
     return MakeError(path + ":" + std::to_string(e.mark.line + 1) +
                      ": corrupt state file: " + e.msg);
@@ -199,6 +267,10 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
       if (slot->second.period_seconds > 0) r.period_seconds = slot->second.period_seconds;
       slot->second = std::move(r);
     }
+  }
+  // Like the results: a calibration only for a rung still configured.
+  for (auto& [key, c] : calibrations) {
+    if (scope == LoadScope::kEverything || records_.count(key)) calibrations_[key] = std::move(c);
   }
   return OkStatus();
 }

@@ -13,6 +13,7 @@
 #include "active-probes/probe/rungs.h"
 #include "active-probes/probe/values.h"
 #include "common/result.h"
+#include "exporter/scheduled_probes/tcp_calibration.h"
 
 namespace fabric {
 
@@ -56,6 +57,13 @@ class ResultStore {
   void Record(ProbeRecord record);
   std::vector<ProbeRecord> Snapshot() const;
 
+  // The TCP rungs' calibration of each rung and direction to a peer (keyed
+  // like their records), saved in the same state file so a restart does not
+  // calibrate again.
+  void SetCalibration(const ProbeKey& key, TcpCalibration calibration);
+  std::optional<TcpCalibration> Calibration(const ProbeKey& key) const;
+  std::map<ProbeKey, TcpCalibration> Calibrations() const;
+
   // Writes the state file atomically (temporary file, fsync, rename, fsync of
   // the directory): a crash leaves the old or the new file, never a torn one.
   Status Save(const std::string& path) const;
@@ -75,6 +83,7 @@ class ResultStore {
  private:
   mutable std::mutex mutex_;
   std::map<ProbeKey, ProbeRecord> records_;
+  std::map<ProbeKey, TcpCalibration> calibrations_;
 };
 
 }  // namespace fabric

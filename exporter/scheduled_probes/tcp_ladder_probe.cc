@@ -1,5 +1,8 @@
 #include "exporter/scheduled_probes/tcp_ladder_probe.h"
 
+#include <cstdio>
+
+#include "common/log.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
 
 namespace fabric {
@@ -7,6 +10,23 @@ namespace fabric {
 using probe::ProbeValue;
 using probe::Rung;
 using probe::Verdict;
+
+namespace {
+
+// "sendfile/256K=1950MB/s copy/1024K=5900MB/s ...": what a calibration measured, for the log.
+std::string Figures(const TcpCalibration& c) {
+  std::string out;
+  for (const auto& f : c.measured) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s/%uK=%.0fMB/s", out.empty() ? "" : " ",
+                  std::string(probe::SendModeName(f.candidate.mode)).c_str(),
+                  f.candidate.block / 1024, f.bytes_per_second / 1e6);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace
 
 const probe::ProbeDeclaration& TcpRungDeclaration() {
   static const probe::ProbeDeclaration declaration{
@@ -58,8 +78,31 @@ std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& res
 }
 
 TcpRungProbe::TcpRungProbe(Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
-                           const FleetNode& peer)
-    : rung_(rung), settings_(settings), self_(self), peer_(peer) {}
+                           const FleetNode& peer, ResultStore* calibrations)
+    : rung_(rung), settings_(settings), self_(self), peer_(peer), calibrations_(calibrations) {}
+
+Result<TcpCandidate> TcpRungProbe::CandidateFor(probe::Direction direction,
+                                                const probe::TcpProbeOptions& options,
+                                                const probe::ProbeContext& context) {
+  const ProbeKey key{rung_, target(), direction};
+  const std::optional<TcpCalibration> last = calibrations_->Calibration(key);
+  if (!TcpCalibrationDue(last ? &*last : nullptr, context.clock.WallSeconds(),
+                         settings_.calibration)) {
+    return last->chosen;
+  }
+  // A failed calibration fails the rung the same way (the peer busy,
+  // refused...): the next round calibrates again.
+  auto calibrated = CalibrateTcpPath(options, direction, settings_.calibration, context);
+  if (!calibrated.ok()) return Unexpected{calibrated.error()};
+  log::Info("tcp calibration", {{"probe", std::string(probe::RungLabel(rung_))},
+                                {"peer", target()},
+                                {"direction", std::string(probe::DirectionName(direction))},
+                                {"mode", std::string(probe::SendModeName(calibrated->chosen.mode))},
+                                {"block", std::to_string(calibrated->chosen.block)},
+                                {"measured", Figures(*calibrated)}});
+  calibrations_->SetCalibration(key, *calibrated);
+  return calibrated->chosen;
+}
 
 Result<std::vector<probe::Measurement>> TcpRungProbe::Run(const probe::ProbeContext& context) {
   probe::TcpProbeOptions options;
@@ -70,12 +113,42 @@ Result<std::vector<probe::Measurement>> TcpRungProbe::Run(const probe::ProbeCont
   options.duration =
       std::chrono::milliseconds(static_cast<int64_t>(settings_.duration_seconds * 1000));
   options.warmup = std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
-  options.direction = probe::Direction::kBoth;
   options.busy_retries = 2;
   options.pin = false;  // The exporter shares the host; let the scheduler place threads.
-  auto result = probe::RunTcpProbe(options, context);
-  if (!result.ok()) return Unexpected{result.error()};
-  return TcpMeasurements(*result);
+  auto labelled = [](std::vector<probe::Measurement> measured, const TcpCandidate& used) {
+    for (probe::Measurement& m : measured) {
+      m.info["mode"] = std::string(probe::SendModeName(used.mode));
+      m.info["block_bytes"] = std::to_string(used.block);
+    }
+    return measured;
+  };
+  if (calibrations_ == nullptr || !settings_.calibration.enabled) {
+    // One mode for both directions: one session measures both at once.
+    const TcpCandidate used = DefaultTcpCandidate();
+    options.direction = probe::Direction::kBoth;
+    options.mode = used.mode;
+    options.block = used.block;
+    auto result = probe::RunTcpProbe(options, context);
+    if (!result.ok()) return Unexpected{result.error()};
+    return labelled(TcpMeasurements(*result), used);
+  }
+  // Calibrated: each direction has its own mode and runs alone, as the
+  // reference tools measure a path (both at once share the hosts' CPUs).
+  std::vector<probe::Measurement> out;
+  for (probe::Direction direction : probe::InfoOf(rung_).directions) {
+    auto used = CandidateFor(direction, options, context);
+    if (!used.ok()) return Unexpected{used.error()};
+    probe::TcpProbeOptions run = options;
+    run.direction = direction;
+    run.mode = used->mode;
+    run.block = used->block;
+    auto result = probe::RunTcpProbe(run, context);
+    if (!result.ok()) return Unexpected{result.error()};
+    for (probe::Measurement& m : labelled(TcpMeasurements(*result), *used)) {
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
 }
 
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer) {
@@ -89,7 +162,7 @@ std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std
 ProbeOutcome RunTcpRung(Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
                         const FleetNode& peer, const probe::ProbeContext& context,
                         ResultStore& store) {
-  TcpRungProbe probe(rung, settings, self, peer);
+  TcpRungProbe probe(rung, settings, self, peer, &store);
   return RunAndRecord(probe, context, store);
 }
 

@@ -1,7 +1,9 @@
 // The scheduled TCP rungs of the ladder: one multi-stream run and, optionally,
-// one single-stream run against a peer's responder, both directions in one
-// session each, recorded through the probe seam (probe=tcp_multi|tcp_single,
-// direction=send|receive) with the probe's self-check verdicts.
+// one single-stream run against a peer's responder, each direction in a session
+// of its own with the send mode and block size calibrated for it
+// (tcp_calibration.h), recorded through the probe seam
+// (probe=tcp_multi|tcp_single, direction=send|receive) with the probe's
+// self-check verdicts and the mode and block size used.
 #pragma once
 
 #include <string>
@@ -12,6 +14,7 @@
 #include "exporter/config/fleet.h"
 #include "exporter/scheduled_probes/result_store.h"
 #include "exporter/scheduled_probes/scheduler.h"
+#include "exporter/scheduled_probes/tcp_calibration.h"
 
 namespace fabric {
 
@@ -24,6 +27,7 @@ struct TcpLadderSettings {
   bool single_stream = true;
   uint16_t port = 9878;
   std::string secret;  // Loaded from probes.secret_file at start-up.
+  TcpCalibrationSettings calibration;
 };
 
 // What the TCP rungs produce.
@@ -32,21 +36,29 @@ const probe::ProbeDeclaration& TcpRungDeclaration();
 std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& result);
 
 // One TCP rung to `peer`: tcp_multi (settings.streams streams) or tcp_single
-// (one stream), both directions.
+// (one stream), both directions. With `calibrations` (the result store) each
+// direction uses, and when due first measures, its calibrated mode and block
+// size; without, the default candidate.
 class TcpRungProbe : public probe::Probe {
  public:
   TcpRungProbe(probe::Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
-               const FleetNode& peer);
+               const FleetNode& peer, ResultStore* calibrations = nullptr);
   const probe::ProbeDeclaration& declaration() const override { return TcpRungDeclaration(); }
   probe::Rung rung() const override { return rung_; }
   std::string target() const override { return peer_.name; }
   Result<std::vector<probe::Measurement>> Run(const probe::ProbeContext& context) override;
 
  private:
+  // The candidate `direction` runs with, calibrating first when due.
+  Result<TcpCandidate> CandidateFor(probe::Direction direction,
+                                    const probe::TcpProbeOptions& options,
+                                    const probe::ProbeContext& context);
+
   probe::Rung rung_;
   TcpLadderSettings settings_;
   FleetNode self_;
   FleetNode peer_;
+  ResultStore* calibrations_;
 };
 
 // The ProbeRecords every TCP rung to `peer` produces, for ResultStore::Expect.

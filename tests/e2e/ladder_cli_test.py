@@ -64,6 +64,12 @@ class LadderCliTest(unittest.TestCase):
         for rung in ("tcp_multi", "tcp_single", "storage_read", "storage_write"):
             self.assertGreater(layers[rung]["bytes_per_second"] or 0, 1e6, rung)
             self.assertTrue(layers[rung]["self_checked"], rung)
+        # Each TCP direction names the mode and block size it ran with (the calibration's
+        # choice), so the figure reads as that mode's, not as the stream's ceiling.
+        for rung in ("tcp_multi", "tcp_single"):
+            for direction in ("send", "receive"):
+                self.assertRegex(layers[rung]["detail"], direction + r" [0-9.]+ [GMk]bit/s "
+                                 r"\((sendfile|copy), (128 KiB|256 KiB|1 MiB) blocks\)", rung)
         if not HAS_RDMA:
             self.assertIsNone(layers["rdma"]["bytes_per_second"])
             self.assertEqual(layers["rdma"]["status"], "no RDMA device on this node")

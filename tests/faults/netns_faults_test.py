@@ -146,7 +146,8 @@ class FaultsTest(unittest.TestCase):
                  f"    - {{name: node-b, address: {peer_address}, interface: fxb0{mtu}}}"]
         if not a_first:
             nodes.reverse()
-        tcp_line = ("  tcp: {" + tcp + f", port: {PORT}, single_stream: false, streams: 2}}"
+        tcp_line = ("  tcp: {" + tcp + f", port: {PORT}, single_stream: false, streams: 2,"
+                    " calibration: {enabled: false}}"
                     if tcp else "") + extra
         path_file = os.path.join(self.state_dir, "fabric_exporter.yml")
         with open(path_file, "w") as f:

@@ -47,7 +47,8 @@ probes:
   state_file: {state}
   max_splay: 0s
   path: {{interval: 1s}}
-  tcp: {{round: 5s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false, port: {port}}}
+  tcp: {{round: 5s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false, port: {port},
+         calibration: {{enabled: false}}}}
 """
 RSS_ALLOWANCE_KIB = 2048
 

@@ -25,7 +25,8 @@ probes:
   state_file: {state}
   max_splay: 0s
   path: {{interval: 2s}}
-  tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false}}
+  tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false,
+         calibration: {{enabled: false}}}}
   rdma: {{duration: 300ms, warmup: 0s, qps: 2}}
 collectors:
   flows: {{enabled: false}}

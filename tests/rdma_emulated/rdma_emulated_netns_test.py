@@ -31,7 +31,8 @@ probes:
   secret_file: {secret}
   max_splay: 0s
   path: {{enabled: false}}
-  tcp: {{round: 3s, duration: 300ms, warmup: 100ms, streams: 1, single_stream: false}}
+  tcp: {{round: 3s, duration: 300ms, warmup: 100ms, streams: 1, single_stream: false,
+         calibration: {{enabled: false}}}}
   rdma: {{duration: 300ms, warmup: 0s, qps: 2, size: 65536, tx_depth: 16}}
 collectors:
   flows: {{enabled: false}}

@@ -264,7 +264,7 @@ probes:
   loopback: true
   max_splay: 0s
   tcp: {{port: {port}, round: 34s, duration: 300ms, warmup: 100ms, streams: 1,
-         single_stream: false}}
+         single_stream: false, calibration: {{enabled: false}}}}
   rdma: {{duration: 30s, warmup: 0s, qps: 2, size: 65536, tx_depth: 16}}
 collectors:
   flows: {{enabled: false}}

@@ -42,7 +42,8 @@ probes:
   max_splay: 0s
   skip_when_busy_fraction: 0
   path: {{interval: 1s, echo_timeout: 1s}}
-  tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false}}
+  tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false,
+         calibration: {{enabled: false}}}}
 collectors:
   flows: {{enabled: false}}
   netdev: {{interfaces: [{iface}]}}

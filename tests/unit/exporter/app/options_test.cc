@@ -110,14 +110,18 @@ TEST(OptionsTest, LoopbackIsForAFleetOfOneWithTcp) {
             "bad.yml:6:13: key probes.loopback: loopback probing runs the TCP rungs: configure "
             "probes.tcp");
   EXPECT_EQ(
-      ConfigErrorOf(fleet +
-                    "    - {name: b, address: 127.0.0.2}\nprobes:\n  loopback: "
-                    "true\n  secret_file: " +
-                    secret + "\n  tcp: {round: 20s, duration: 1s, warmup: 0s}\n"),
+      ConfigErrorOf(
+          fleet +
+          "    - {name: b, address: 127.0.0.2}\nprobes:\n  loopback: "
+          "true\n  secret_file: " +
+          secret +
+          "\n  tcp: {round: 20s, duration: 1s, warmup: 0s, calibration: {enabled: false}}\n"),
       "bad.yml:7:13: key probes.loopback: loopback probing is for a fleet of this node alone; "
       "remove the peers or set loopback: false");
-  auto file = dir.Write("good.yml", fleet + "probes:\n  loopback: true\n  secret_file: " + secret +
-                                        "\n  tcp: {round: 20s, duration: 1s, warmup: 0s}\n");
+  auto file = dir.Write(
+      "good.yml",
+      fleet + "probes:\n  loopback: true\n  secret_file: " + secret +
+          "\n  tcp: {round: 20s, duration: 1s, warmup: 0s, calibration: {enabled: false}}\n");
   EXPECT_TRUE(Resolve({"--config.file=" + file}).probes.loopback);
 }
 

@@ -62,6 +62,50 @@ TEST(ResultStoreTest, SaveAndLoadRoundTripOnlyConfiguredProbes) {
   EXPECT_EQ(records[1].timestamp_seconds, 0);
 }
 
+TEST(ResultStoreTest, TcpCalibrationsSurviveARestartForConfiguredRungsOnly) {
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ResultStore store;
+  store.Expect(TcpKey("node-b"));
+  TcpCalibration c;
+  c.timestamp_seconds = 1764500000;
+  c.chosen = {probe::SendMode::kCopy, 1 << 20};
+  for (const TcpCandidate& candidate : TcpCalibrationCandidates()) {
+    c.measured.push_back({candidate, candidate == c.chosen ? 5.9e9 : 2e9});
+  }
+  store.SetCalibration(TcpKey("node-b"), c);
+  store.SetCalibration(TcpKey("node-gone"), c);
+  ASSERT_TRUE(store.Save(path).ok());
+  EXPECT_NE(ReadAll(path).find("tcp_calibration:"), std::string::npos);
+
+  ResultStore restarted;
+  restarted.Expect(TcpKey("node-b"));
+  ASSERT_TRUE(restarted.Load(path).ok());
+  auto loaded = restarted.Calibration(TcpKey("node-b"));
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->timestamp_seconds, 1764500000);
+  EXPECT_EQ(loaded->chosen, c.chosen);
+  ASSERT_EQ(loaded->measured.size(), c.measured.size());
+  for (size_t i = 0; i < c.measured.size(); ++i) {
+    EXPECT_EQ(loaded->measured[i].candidate, c.measured[i].candidate);
+    EXPECT_EQ(loaded->measured[i].bytes_per_second, c.measured[i].bytes_per_second);
+  }
+  EXPECT_FALSE(restarted.Calibration(TcpKey("node-gone")));  // No longer configured.
+  EXPECT_EQ(restarted.Calibrations().size(), 1u);
+}
+
+TEST(ResultStoreTest, ACalibrationChoosingAnUnknownCandidateIsDropped) {
+  ResultStore store;
+  store.Expect(TcpKey("node-b"));
+  ASSERT_TRUE(store
+                  .LoadText("version: 1\nresults: []\ntcp_calibration:\n"
+                            "  - {probe: tcp_multi, target: node-b, direction: send, "
+                            "timestamp: 1764500000, mode: copy, block: 65536, measured: []}\n",
+                            "state.yml")
+                  .ok());
+  EXPECT_FALSE(store.Calibration(TcpKey("node-b")));  // Calibrated again at the next run.
+}
+
 TEST(ResultStoreTest, ReplayLoadsEveryRecordedResultWithItsInfo) {
   testing::TestDir dir;
   std::string path = (dir.path() / "state.yml").string();

@@ -5,6 +5,7 @@
 // is ours or the responder's.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -178,6 +179,48 @@ TEST_F(RungAdapterTest, TcpSuccessRecordsBothDirections) {
   }
   EXPECT_EQ(records[0].key.direction, Direction::kReceive);
   EXPECT_EQ(records[1].key.direction, Direction::kSend);
+}
+
+// Calibrated, each direction runs the candidate that measured fastest, and
+// the records say which; the calibration is remembered (not run again before
+// it is due). Asserts the choice against the figures measured, not any rate.
+TEST_F(RungAdapterTest, TcpCalibratedRungRunsTheFastestMeasuredCandidateEachWay) {
+  StartResponder();
+  TcpLadderSettings settings;
+  settings.enabled = true;
+  settings.duration_seconds = 0.2;
+  settings.warmup_seconds = 0.05;
+  settings.port = port_;
+  settings.secret = kSecret;
+  settings.calibration.candidate_seconds = 0.2;
+  ResultStore store;
+  TcpRungProbe probe(Rung::kTcpSingle, settings, self_, peer_, &store);
+  fabric::testing::TestContext local;
+  ASSERT_EQ(RunAndRecord(probe, local.context(), store), ProbeOutcome::kSuccess);
+  const auto records = store.Snapshot();
+  ASSERT_EQ(records.size(), 2u);
+  std::map<Direction, double> calibrated_at;
+  for (const ProbeRecord& r : records) {
+    ASSERT_TRUE(r.success) << r.failure_detail;
+    auto c = store.Calibration(r.key);
+    ASSERT_TRUE(c) << probe::DirectionName(r.key.direction);
+    auto candidates = TcpCalibrationCandidates();
+    ASSERT_EQ(c->measured.size(), candidates.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      EXPECT_EQ(c->measured[i].candidate, candidates[i]);
+      EXPECT_GT(c->measured[i].bytes_per_second, 0);
+    }
+    EXPECT_EQ(c->chosen, ChooseTcpCandidate(c->measured));
+    EXPECT_EQ(r.info.at("mode"), probe::SendModeName(c->chosen.mode));
+    EXPECT_EQ(r.info.at("block_bytes"), std::to_string(c->chosen.block));
+    EXPECT_DOUBLE_EQ(r.values.at(ProbeValue::kStreams), 1);
+    calibrated_at[r.key.direction] = c->timestamp_seconds;
+  }
+  // Not due again: the second run uses what the first one found.
+  ASSERT_EQ(RunAndRecord(probe, local.context(), store), ProbeOutcome::kSuccess);
+  for (const auto& [key, c] : store.Calibrations()) {
+    EXPECT_EQ(c.timestamp_seconds, calibrated_at.at(key.direction));
+  }
 }
 
 TEST_F(RungAdapterTest, TcpRefusedAuthAndUnreachable) {
