@@ -8,4 +8,5 @@
 (import 'drift.libsonnet') +
 (import 'fleet.libsonnet') +
 (import 'link_health.libsonnet') +
+(import 'peers.libsonnet') +
 (import 'shapes.libsonnet')
