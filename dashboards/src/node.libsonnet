@@ -119,6 +119,20 @@ g.dashboard(
       g.joinTables({ Time: null, job: null, role: null, 'Value #A': 'enabled', 'Value #B': 'fleet usual', 'Value #C': 'rx coalesce usecs' }),
       w=12,
     ),
+    g.table(
+      'Receive path: differs from peers',
+      'Each receive-path fact of the node\'s fabric and storage NICs (IRQs off the NIC\'s NUMA node, RPS, XPS, coalescing, RX ring fill, pause, ASPM policy, CPU governor, offloads), its value, how many of the fleet\'s NICs of the same role share that value, and how many have the most common value (the recording rules of rules/mixin/peers.libsonnet). Fewer sharing than the mode is a minority: FabricReceivePathDiffersFromPeers, the first causes to check under FabricReceiveBackpressure.',
+      [
+        // The recorded series carry no job label (they aggregate by instance).
+        g.target('instance_device_fact:fabric_receive_path:peers_sharing{instance=~"$instance"}', instant=true, table=true),
+        g.target('0 * instance_device_fact:fabric_receive_path:peers_sharing{instance=~"$instance"} + on (role, fact) group_left () role_fact:fabric_receive_path:mode_nics', instant=true, table=true) {
+          fleet:: true,
+        },
+      ],
+      'short',
+      g.joinTables({ Time: null, 'Value #A': 'NICs sharing its value', 'Value #B': 'NICs with the most common value' }),
+      w=24,
+    ),
 
     g.row('CPU and TCP'),
     g.timeseries(

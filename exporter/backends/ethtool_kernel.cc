@@ -1,10 +1,10 @@
-// The kernel EthtoolBackend: SIOCETHTOOL ioctls for driver info, statistics,
-// channels, rings and offload features; ethtool netlink (ethtool_netlink.h)
-// for pause settings with the standard pause-frame statistics, FEC with its
-// statistics, and coalescing, which the ioctl interface cannot return or
+// The kernel EthtoolBackend: SIOCETHTOOL ioctls for driver info, statistics
+// and channels; ethtool netlink (ethtool_netlink.h) for pause settings with
+// the standard pause-frame statistics, FEC with its statistics, coalescing,
+// rings and offload features, which the ioctl interface cannot return or
 // returns less precisely. Without libnl, or on kernels before 5.6 without the
-// netlink family, pause, FEC mode and coalescing come from the ioctl and the
-// statistics are absent.
+// netlink family, pause, FEC mode, coalescing, rings and features come from
+// the ioctl and the statistics are absent.
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -112,6 +112,10 @@ class KernelEthtoolBackend : public EthtoolBackend {
   }
 
   Result<EthtoolLimits> Rings(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    auto via_netlink = netlink_.Rings(ifname);
+    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
+#endif
     ethtool_ringparam ring{};
     ring.cmd = ETHTOOL_GRINGPARAM;
     FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &ring, "ETHTOOL_GRINGPARAM"));
@@ -160,6 +164,10 @@ class KernelEthtoolBackend : public EthtoolBackend {
   }
 
   Result<EthtoolFeatures> Features(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    auto via_netlink = netlink_.Features(ifname);
+    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
+#endif
     EthtoolFeatures f;
     // Each legacy feature ioctl answers for one offload; one the driver
     // cannot report stays empty.

@@ -127,4 +127,22 @@ Result<EthtoolCoalesce> EthtoolNetlink::Coalesce(const std::string& ifname) {
   return c;
 }
 
+Result<EthtoolLimits> EthtoolNetlink::Rings(const std::string& ifname) {
+  auto attributes =
+      Get(ifname, ETHTOOL_MSG_RINGS_GET, ETHTOOL_A_RINGS_HEADER, false, "ETHTOOL_MSG_RINGS_GET");
+  if (!attributes.ok()) return Unexpected{attributes.error()};
+  EthtoolLimits rings = ParseEthtoolRingsAttributes(*attributes);
+  if (rings.empty()) return MakeAbsent(ifname + ": driver reports no rings");
+  return rings;
+}
+
+Result<EthtoolFeatures> EthtoolNetlink::Features(const std::string& ifname) {
+  auto attributes = Get(ifname, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, false,
+                        "ETHTOOL_MSG_FEATURES_GET");
+  if (!attributes.ok()) return Unexpected{attributes.error()};
+  EthtoolFeatures f = ParseEthtoolFeaturesAttributes(*attributes);
+  if (!f.gro && !f.lro && !f.tso && !f.gso) return MakeAbsent(ifname + ": no offload features");
+  return f;
+}
+
 }  // namespace fabric

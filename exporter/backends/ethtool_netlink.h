@@ -9,8 +9,10 @@
 #include <string>
 
 #include "common/parse/ethtool_coalesce_parse.h"
+#include "common/parse/ethtool_features_parse.h"
 #include "common/parse/ethtool_fec_parse.h"
 #include "common/parse/ethtool_parse.h"
+#include "common/parse/ethtool_rings_parse.h"
 #include "common/result.h"
 
 namespace fabric {
@@ -29,6 +31,9 @@ class EthtoolNetlink {
   Result<EthtoolPause> Pause(const std::string& ifname);
   Result<EthtoolFec> Fec(const std::string& ifname);
   Result<EthtoolCoalesce> Coalesce(const std::string& ifname);
+  Result<EthtoolLimits> Rings(const std::string& ifname);
+  // Asked with verbose bitsets, so the reply names each feature bit.
+  Result<EthtoolFeatures> Features(const std::string& ifname);
 
  private:
   struct State;

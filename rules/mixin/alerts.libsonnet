@@ -311,7 +311,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
               ) == 0
           ||| % c, 'The host receive path pushes back: TX pause, softnet squeeze and inbound retransmits on a clean link.',
-                '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in %s while softnet ran out of budget and the traffic sent to it was retransmitted, with zero CRC errors on the fabric interface: the host, not the link, cannot drain received packets. Check first where its receive path differs from its peers (IRQ and queue placement, NUMA, PCIe power management).' % c.backpressureWindow, for_='0m'),
+                '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in %s while softnet ran out of budget and the traffic sent to it was retransmitted, with zero CRC errors on the fabric interface: the host, not the link, cannot drain received packets. Check first where its receive path differs from its peers (IRQ and queue placement, NUMA, PCIe power management): FabricReceivePathDiffersFromPeers names the fact.' % c.backpressureWindow, for_='0m'),
         ],
       },
       {

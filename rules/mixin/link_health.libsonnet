@@ -57,12 +57,40 @@
         },
         {
           // Pre-FEC bit error ratio: bits the PHY corrected over the bits the
-          // line carried (speed x 8). The mlx5 phy counter where the kernel's
-          // FEC statistics count codewords only.
+          // line carried (speed x 8), from the first source the NIC has:
+          // the kernel's driver-neutral FEC statistics (ETHTOOL_A_FEC_STAT_CORR_BITS),
+          // the mlx5 phy counter (rx_corrected_bits_phy), the sum of the mlx5
+          // per-lane phy counters (rx_err_lane_N_phy), and last the FEC
+          // corrected codewords, a lower bound (each held at least one bit
+          // error) for drivers that count codewords only (mlx5 RS-FEC).
           record: 'instance_device:fabric_netdev_pre_fec_ber:rate5m',
           expr: |||
-            sum by (instance, device) (rate(fabric_netdev_phy_corrected_bit_errors_total{%(selector)s}[5m]))
+            (
+              sum by (instance, device) (rate(fabric_netdev_fec_corrected_bits_total{%(selector)s}[5m]))
+              or sum by (instance, device) (rate(fabric_netdev_phy_corrected_bit_errors_total{%(selector)s}[5m]))
+              or sum by (instance, device) (rate(fabric_netdev_phy_lane_bit_errors_total{%(selector)s}[5m]))
+              or sum by (instance, device) (rate(fabric_netdev_fec_corrected_blocks_total{%(selector)s}[5m]))
+            )
             / on (instance, device) (max by (instance, device) (fabric_netdev_speed_bytes{%(selector)s}) * 8)
+          ||| % c,
+        },
+        {
+          // Per lane, where the NIC counts per lane (FEC corrected bits per
+          // lane, else the mlx5 lane counters): each lane carries speed / lanes.
+          record: 'instance_device_lane:fabric_netdev_pre_fec_ber:rate5m',
+          expr: |||
+            (
+              sum by (instance, device, lane) (rate(fabric_netdev_fec_lane_corrected_bits_total{%(selector)s}[5m]))
+              or sum by (instance, device, lane) (rate(fabric_netdev_phy_lane_bit_errors_total{%(selector)s}[5m]))
+            )
+            / on (instance, device) group_left ()
+              (
+                max by (instance, device) (fabric_netdev_speed_bytes{%(selector)s}) * 8
+                / count by (instance, device) (
+                  max by (instance, device, lane) (fabric_netdev_fec_lane_corrected_bits_total{%(selector)s})
+                  or max by (instance, device, lane) (fabric_netdev_phy_lane_bit_errors_total{%(selector)s})
+                )
+              )
           ||| % c,
         },
         {

@@ -9,4 +9,5 @@
 (import 'fleet.libsonnet') +
 (import 'link_health.libsonnet') +
 (import 'path_mesh.libsonnet') +
+(import 'peers.libsonnet') +
 (import 'shapes.libsonnet')

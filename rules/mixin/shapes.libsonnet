@@ -56,6 +56,9 @@ local table = {
   // Shape 15: the host's receive path pushes back (TX pause frames).
   FabricReceiveBackpressure: '15',
   FabricTxPauseAboveFleetMedian: '15',
+  // The facts to check first under it: a NIC whose receive path differs
+  // from its peers' (peers.libsonnet).
+  FabricReceivePathDiffersFromPeers: '15',
   // The instrument.
   FabricProbeStale: 'instrument',
   FabricProbeNeverRan: 'instrument',

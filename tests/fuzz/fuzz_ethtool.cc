@@ -1,15 +1,19 @@
 // Recorded ethtool output (fixture trees stand in for the kernel with it):
-// the command line that names the capture, the five output formats, and the
-// driver-statistic classifier every parsed statistic name goes through.
+// the command line that names the capture, the output formats (-i, -S, -a,
+// -l/-g, --show-fec, -c, -k), and the driver-statistic classifier every
+// parsed statistic name goes through.
 #include <cstddef>
 #include <cstdint>
 
 #include "common/parse/driver_stats.h"
+#include "common/parse/ethtool_coalesce_parse.h"
+#include "common/parse/ethtool_features_parse.h"
+#include "common/parse/ethtool_fec_parse.h"
 #include "common/parse/ethtool_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto in = fabric::fuzz::Split(data, size, 6);
+  auto in = fabric::fuzz::Split(data, size, 9);
   switch (in.selector) {
     case 0:
       (void)fabric::ParseRecordedCommandLine(in.text, "ethtool.txt");
@@ -41,6 +45,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)fabric::ClassifyDriverStat(in.text.substr(0, nl), rest);
       break;
     }
+    case 6:
+      (void)fabric::ParseEthtoolFecText(in.text, "fec.txt");
+      break;
+    case 7:
+      (void)fabric::ParseEthtoolCoalesceText(in.text, "coalesce.txt");
+      break;
+    case 8:
+      (void)fabric::ParseEthtoolFeaturesText(in.text, "features.txt");
+      break;
   }
   return 0;
 }

@@ -82,7 +82,7 @@ def sysfs():
 def ethtool():
     c = Corpus("fuzz_ethtool")
     selector = {"driver.txt": 1, "statistics.txt": 2, "pause.txt": 3, "channels.txt": 4,
-                "rings.txt": 4}
+                "rings.txt": 4, "fec.txt": 6, "coalesce.txt": 7, "features.txt": 8}
     for f in files("**/ethtool.recorded/*.txt", 60):
         first, _, rest = f.read_bytes().partition(b"\n")
         c.add(first, 0)
@@ -134,6 +134,20 @@ def netlink():
     route += rtattr(5, bytes([10, 0, 0, 254])) + rtattr(8, rtattr(2, struct.pack("<I", 9000)))
     c.add(nlmsg(24, route), 4)
     c.add(nlmsg(2, struct.pack("<i", -101) + bytes(16)), 4)
+    # ethtool generic netlink attributes (after nlmsghdr + genlmsghdr): the
+    # recorded replies, and the shapes veth/tap cannot answer, built here.
+    for name, selector in (("tap/coalesce.hex", 7), ("veth/features.hex", 9)):
+        text = (FIX / "ethtool-netlink" / name).read_text()
+        reply = bytes.fromhex(" ".join(l for l in text.splitlines() if not l.startswith("#")))
+        c.add(reply[20:], selector)
+    u64 = lambda *v: struct.pack(f"<{len(v)}Q", *v)
+    pause_stats = rtattr(1, b"") + rtattr(2, u64(51234)) + rtattr(1, b"") + rtattr(3, u64(15))
+    c.add(rtattr(2, b"\0") + rtattr(3, b"\1") + rtattr(4, b"\1") + rtattr(0x8005, pause_stats), 5)
+    fec_stats = rtattr(2, u64(300, 100, 200)) + rtattr(3, u64(2, 2, 0)) + rtattr(4, u64(4096))
+    fec_active = rtattr(4, struct.pack("<I", 50))  # ETHTOOL_LINK_MODE_FEC_RS_BIT
+    c.add(rtattr(3, b"\0") + fec_active + rtattr(0x8005, fec_stats), 6)
+    c.add(b"".join(rtattr(t, struct.pack("<I", v)) for t, v in
+                   ((2, 8192), (5, 8192), (6, 1024), (9, 1024))), 8)
 
 
 def control():

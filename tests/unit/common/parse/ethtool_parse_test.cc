@@ -1,6 +1,9 @@
 #include "common/parse/ethtool_parse.h"
 
 #include <gtest/gtest.h>
+#include <linux/ethtool_netlink.h>
+
+#include "tests/unit/common/parse/netlink_reply.h"
 
 namespace fabric {
 namespace {
@@ -118,6 +121,39 @@ TEST(EthtoolParseTest, ChannelsAndRingsSkipNotAvailable) {
   EXPECT_EQ((*rings)[0].current, 1024u);
   EXPECT_FALSE(ParseEthtoolLimits("RX: 12\n", "f").ok());  // No section header.
   EXPECT_FALSE(ParseEthtoolLimits("Pre-set maximums:\nRX: many\n", "f").ok());
+}
+
+// ETHTOOL_MSG_PAUSE_GET_REPLY with ETHTOOL_FLAG_STATS (net/ethtool/pause.c):
+// the three settings as u8, the statistics nest with 64-bit counters after
+// a pad attribute; a driver without pause statistics sends an empty nest.
+TEST(EthtoolParseTest, PauseNetlinkReply) {
+  testing::NlAttrs header;
+  header.PutU32(ETHTOOL_A_HEADER_DEV_INDEX, 4).PutString(ETHTOOL_A_HEADER_DEV_NAME, "ens1f0np0");
+  testing::NlAttrs stats;
+  stats.Put(ETHTOOL_A_PAUSE_STAT_PAD, {})
+      .PutU64(ETHTOOL_A_PAUSE_STAT_TX_FRAMES, 51234)
+      .Put(ETHTOOL_A_PAUSE_STAT_PAD, {})
+      .PutU64(ETHTOOL_A_PAUSE_STAT_RX_FRAMES, 15);
+  testing::NlAttrs a;
+  a.Nest(ETHTOOL_A_PAUSE_HEADER, header)
+      .PutU8(ETHTOOL_A_PAUSE_AUTONEG, 0)
+      .PutU8(ETHTOOL_A_PAUSE_RX, 1)
+      .PutU8(ETHTOOL_A_PAUSE_TX, 1)
+      .Nest(ETHTOOL_A_PAUSE_STATS, stats);
+  const std::string msg = testing::GenlMessage(0x15, ETHTOOL_MSG_PAUSE_GET_REPLY, a);
+  EthtoolPause p = ParseEthtoolPauseAttributes(testing::GenlAttributes(msg));
+  EXPECT_EQ(p.autoneg, false);
+  EXPECT_EQ(p.rx, true);
+  EXPECT_EQ(p.tx, true);
+  EXPECT_EQ(p.tx_frames, 51234u);
+  EXPECT_EQ(p.rx_frames, 15u);
+
+  testing::NlAttrs no_stats;
+  no_stats.PutU8(ETHTOOL_A_PAUSE_RX, 0).Nest(ETHTOOL_A_PAUSE_STATS, testing::NlAttrs());
+  EthtoolPause q = ParseEthtoolPauseAttributes(no_stats.bytes());
+  EXPECT_EQ(q.rx, false);
+  EXPECT_FALSE(q.tx.has_value());
+  EXPECT_FALSE(q.tx_frames.has_value());
 }
 
 }  // namespace
