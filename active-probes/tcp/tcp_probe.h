@@ -57,7 +57,7 @@ struct DirectionResult {
   RateSummary per_stream;
   // Sender-side TCP_INFO.
   uint64_t retransmits = 0;
-  double rtt_seconds = 0;      // mean of the streams' smoothed RTT at the window end
+  double rtt_seconds = 0;  // mean of the streams' smoothed RTT at the window end
   // The lowest RTT any stream saw: the path's propagation delay without the queue the probe
   // itself builds (the RTT of the bandwidth-delay product). 0 when unknown.
   double min_rtt_seconds = 0;

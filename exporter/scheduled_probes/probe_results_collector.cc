@@ -27,8 +27,8 @@ constexpr std::string_view kRackThroughput = "fabric_probe_rack_throughput_bytes
 constexpr std::string_view kRackPaths = "fabric_probe_rack_paths";
 constexpr std::string_view kSuspect = "fabric_probe_suspect";
 constexpr std::string_view kRecordFamilies[] = {
-    kLastRun,   kSuccess,    kRunDuration, kInfo,  kFailureInfo,    kVerdict,   kPeriod,
-    kRunsTotal, kSkipsTotal, kBudget,      kBusy,  kRackThroughput, kRackPaths, kSuspect};
+    kLastRun,   kSuccess,    kRunDuration, kInfo, kFailureInfo,    kVerdict,   kPeriod,
+    kRunsTotal, kSkipsTotal, kBudget,      kBusy, kRackThroughput, kRackPaths, kSuspect};
 
 // The records of one (probe, direction, target rack) without per-pair detail.
 struct RackSummary {

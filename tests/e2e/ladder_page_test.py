@@ -126,7 +126,7 @@ class LadderPageTest(unittest.TestCase):
         self.assertIn("1-stream TCP: CPU-bound: a harness ceiling, not the fabric", " ".join(b["texts"]["verdicts"]))
         self.assertIn("single stream CPU-bound: a harness ceiling, not the fabric", b["texts"]["shape"])
         c_shapes = " | ".join(c["texts"]["shape"])
-        self.assertIn("socket buffers below the bandwidth-delay product (receiver window limited, RTT 180 µs)",
+        self.assertIn("socket buffers below the bandwidth-delay product (receiver window limited, path RTT 150 µs)",
                       c_shapes)
         self.assertIn("jumbo frames fail on this path (MTU)", c_shapes)
         self.assertIn("storage write latency-bound (p99 29.8 ms)", c_shapes)
