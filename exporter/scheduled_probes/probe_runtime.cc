@@ -238,15 +238,24 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   FleetNode loopback_peer = self;
   loopback_peer.name = "loopback";
   if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
-    // Each ordered pair meets once per plan period (loopback: every round);
-    // a comparison run waits at most one turn of its rotation of those meetings.
-    const double pair_period =
-        settings_.tcp.round_seconds *
-        static_cast<double>(settings_.loopback ? 1 : PlanPeriodRounds(fleet_.nodes.size()));
-    const double comparison_period =
-        pair_period * static_cast<double>(pair_comparisons_.PeriodInOpportunities());
-    for (const FleetNode& peer : fleet_.nodes) {
+    // The topology-aware plan (racks and planes from the fleet config; the
+    // plain circle method without them).
+    std::vector<PlanMember> members;
+    for (const FleetNode& node : fleet_.nodes) members.push_back({node.rack, node.plane});
+    auto plan = std::make_shared<const TopologyPlan>(members);
+    for (size_t index = 0; index < fleet_.nodes.size(); ++index) {
+      const FleetNode& peer = fleet_.nodes[index];
       if (peer.name == self.name && !settings_.loopback) continue;
+      // Each ordered pair meets once per its planned period (loopback: every round;
+      // intra-rack pairs more often than pairs across racks); a comparison run waits at
+      // most one turn of its rotation of those meetings. Peers the plan never pairs with
+      // this node (another plane) get no records.
+      const uint64_t rounds =
+          settings_.loopback ? 1 : plan->PairPeriodRounds(fleet_.SelfIndex(), index);
+      if (rounds == 0) continue;
+      const double pair_period = settings_.tcp.round_seconds * static_cast<double>(rounds);
+      const double comparison_period =
+          pair_period * static_cast<double>(pair_comparisons_.PeriodInOpportunities());
       const std::string target = settings_.loopback ? loopback_peer.name : peer.name;
       for (const auto& key : TcpLadderKeys(settings_.tcp, target)) store_.Expect(key, pair_period);
       if (settings_.rdma.enabled) {
@@ -271,11 +280,6 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timing.first_due_seconds = (std::floor(now / round) + 1) * round - now + offset(seed);
     task.timeout = Seconds(round);
     task.skip_reason = skip;
-    // The topology-aware plan (racks and planes from the fleet config; the
-    // plain circle method without them).
-    std::vector<PlanMember> members;
-    for (const FleetNode& node : fleet_.nodes) members.push_back({node.rack, node.plane});
-    auto plan = std::make_shared<const TopologyPlan>(members);
     task.run = [this, self, round, loopback_peer, plan](const CancelToken& token) {
       const uint64_t number = static_cast<uint64_t>(std::floor(clock_.WallSeconds() / round));
       auto planned = plan->Round(fleet_.SelfIndex(), number);
