@@ -12,8 +12,8 @@ namespace {
 Fleet MakeFleet(size_t n, size_t per_rack, size_t self) {
   Fleet fleet;
   for (size_t i = 0; i < n; ++i) {
-    char name[16];
-    std::snprintf(name, sizeof(name), "n%03zu", i);
+    std::string name = std::to_string(i);
+    name = "n" + std::string(name.size() < 3 ? 3 - name.size() : 0, '0') + name;
     FleetNode node{name, "198.18." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1),
                    "", 0};
     if (per_rack > 0) node.rack = "r" + std::to_string(i / per_rack);
