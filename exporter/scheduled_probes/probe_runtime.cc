@@ -96,7 +96,7 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
 
   ConfigNode tcp = section.Child("tcp");
   tcp.ExpectMapWithKeys({"enabled", "round", "duration", "warmup", "streams", "single_stream",
-                         "port", "calibration"});
+                         "single_stream_every", "port", "calibration"});
   TcpLadderSettings& t = settings.tcp;
   t.enabled = tcp.Bool("enabled").value_or(tcp.present());
   t.round_seconds = tcp.DurationSeconds("round", 2, 86400).value_or(t.round_seconds);
@@ -104,6 +104,8 @@ ProbeSettings ParseProbeSettings(const ConfigNode& section) {
   t.warmup_seconds = tcp.DurationSeconds("warmup", 0, 60).value_or(t.warmup_seconds);
   t.streams = static_cast<uint32_t>(tcp.Int("streams", 1, 256).value_or(t.streams));
   t.single_stream = tcp.Bool("single_stream").value_or(t.single_stream);
+  t.single_stream_every = static_cast<uint32_t>(
+      tcp.Int("single_stream_every", 1, 1000).value_or(t.single_stream_every));
   t.port = static_cast<uint16_t>(tcp.Int("port", 1, 65535).value_or(t.port));
   ConfigNode calibration = tcp.Child("calibration");
   calibration.ExpectMapWithKeys({"enabled", "candidate", "interval"});
@@ -254,10 +256,17 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
           settings_.loopback ? 1 : plan->PairPeriodRounds(fleet_.SelfIndex(), index);
       if (rounds == 0) continue;
       const double pair_period = settings_.tcp.round_seconds * static_cast<double>(rounds);
+      // A comparison turn every single_stream_every meetings.
       const double comparison_period =
-          pair_period * static_cast<double>(pair_comparisons_.PeriodInOpportunities());
+          pair_period * std::max<uint32_t>(settings_.tcp.single_stream_every, 1) *
+          static_cast<double>(pair_comparisons_.PeriodInOpportunities());
       const std::string target = settings_.loopback ? loopback_peer.name : peer.name;
-      for (const auto& key : TcpLadderKeys(settings_.tcp, target)) store_.Expect(key, pair_period);
+      for (const auto& key : TcpLadderKeys(settings_.tcp, target)) {
+        const double every = key.probe == Rung::kTcpSingle
+                                 ? std::max<uint32_t>(settings_.tcp.single_stream_every, 1)
+                                 : 1;
+        store_.Expect(key, pair_period * every);
+      }
       if (settings_.rdma.enabled) {
         for (const auto& key : RdmaLadderKeys(target)) store_.Expect(key, pair_period);
       }
@@ -287,13 +296,20 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
       const probe::ProbeContext context = Context(token);
       BudgetSpan spent(budget_, clock_);
-      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, context, store_);
+      const uint64_t meeting = meetings_[peer.name];
+      const bool with_single = SingleStreamDue(settings_.tcp, meeting);
+      ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, context, store_, with_single);
+      // A meeting whose single-stream run did not happen keeps the turn.
+      const bool ran =
+          with_single ? outcome == ProbeOutcome::kSuccess : outcome != ProbeOutcome::kBusy;
+      if (ran && !token.cancelled()) ++meetings_[peer.name];
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
         ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
                                           self, peer, context, store_);
         if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
       }
-      if (outcome != ProbeOutcome::kBusy && !token.cancelled()) {
+      if (outcome != ProbeOutcome::kBusy && !token.cancelled() &&
+          PairComparisonTurn(settings_.tcp, meeting)) {
         RunPairComparison(self, peer, token);
       }
       Persist();

@@ -4,6 +4,7 @@
 // run) and exposes them through the `probes` collector.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,6 +113,9 @@ class ProbeRuntime {
   ProbeBudget budget_;
   ComparisonRotation pair_comparisons_;
   ComparisonRotation storage_comparisons_;
+  // Plan meetings with each peer since start-up (the single-stream rung's
+  // turn); only the scheduler's thread touches it.
+  std::map<std::string, uint64_t> meetings_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<PathMesh> mesh_;  // Null when the mesh is off.
 };

@@ -1,5 +1,6 @@
 #include "exporter/scheduled_probes/tcp_ladder_probe.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/log.h"
@@ -166,11 +167,29 @@ ProbeOutcome RunTcpRung(Rung rung, const TcpLadderSettings& settings, const Flee
   return RunAndRecord(probe, context, store);
 }
 
+bool SingleStreamDue(const TcpLadderSettings& settings, uint64_t meeting) {
+  return settings.single_stream &&
+         meeting % std::max<uint32_t>(settings.single_stream_every, 1) == 0;
+}
+
+bool PairComparisonTurn(const TcpLadderSettings& settings, uint64_t meeting) {
+  const uint32_t every = std::max<uint32_t>(settings.single_stream_every, 1);
+  return meeting % every == 1 % every;
+}
+
+double TcpLadderSeconds(const TcpLadderSettings& settings, bool with_single) {
+  // Calibrated, each direction runs in a session of its own; uncalibrated, one
+  // session measures both at once. A second per session for its set-up.
+  const double sessions = settings.calibration.enabled ? 2 : 1;
+  const double rungs = with_single && settings.single_stream ? 2 : 1;
+  return rungs * sessions * (settings.duration_seconds + settings.warmup_seconds + 1);
+}
+
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
                           const FleetNode& peer, const probe::ProbeContext& context,
-                          ResultStore& store) {
+                          ResultStore& store, bool with_single) {
   ProbeOutcome multi = RunTcpRung(Rung::kTcpMulti, settings, self, peer, context, store);
-  if (multi != ProbeOutcome::kSuccess || !settings.single_stream) return multi;
+  if (multi != ProbeOutcome::kSuccess || !settings.single_stream || !with_single) return multi;
   return RunTcpRung(Rung::kTcpSingle, settings, self, peer, context, store);
 }
 

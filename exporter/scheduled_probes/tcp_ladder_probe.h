@@ -21,10 +21,17 @@ namespace fabric {
 struct TcpLadderSettings {
   bool enabled = false;
   double round_seconds = 600;  // One plan round: each node probes at most one peer.
-  double duration_seconds = 10;
-  double warmup_seconds = 2;
+  // 5 s measured after 1 s of warm-up: a low-RTT fabric path is at its steady
+  // rate within milliseconds, and shorter runs leave the probe budget room for
+  // the comparison runs (docs/probes/scheduled.md#comparison-runs).
+  double duration_seconds = 5;
+  double warmup_seconds = 1;
   uint32_t streams = 8;
   bool single_stream = true;
+  // The single-stream rung runs at every Nth plan meeting of a pair, the first
+  // included: the per-stream ceiling is a property of the two hosts (kernel,
+  // NIC, CPU), which changes with upgrades, not by the hour.
+  uint32_t single_stream_every = 4;
   uint16_t port = 9878;
   std::string secret;  // Loaded from probes.secret_file at start-up.
   TcpCalibrationSettings calibration;
@@ -64,6 +71,20 @@ class TcpRungProbe : public probe::Probe {
 // The ProbeRecords every TCP rung to `peer` produces, for ResultStore::Expect.
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer);
 
+// Whether a pair's `meeting`-th plan meeting (0: the first since start-up)
+// runs the single-stream rung.
+bool SingleStreamDue(const TcpLadderSettings& settings, uint64_t meeting);
+// Whether it is a turn for the pair's comparison runs (copy mode, the stream
+// sweep): the meeting after each single-stream one, so no meeting holds both
+// and the comparisons leave the storage comparisons their share of the budget.
+bool PairComparisonTurn(const TcpLadderSettings& settings, uint64_t meeting);
+
+// The wall seconds one plan meeting's TCP rungs are expected to take (each
+// session's warm-up, measurement and set-up; a daily calibration not
+// counted), with or without the single-stream rung: what the meeting spends
+// of the probe budget.
+double TcpLadderSeconds(const TcpLadderSettings& settings, bool with_single);
+
 // Runs one rung and records it. The context's stop request ends the run
 // within ~50 ms and records nothing.
 ProbeOutcome RunTcpRung(probe::Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
@@ -71,11 +92,11 @@ ProbeOutcome RunTcpRung(probe::Rung rung, const TcpLadderSettings& settings, con
                         ResultStore& store);
 
 // Runs the TCP rungs against `peer` and records them (the single-stream rung
-// only after a successful multi-stream one). Returns the scheduler outcome
-// (busy when the peer's responder stayed busy). An interrupted rung records
-// nothing, so the previous result stands.
+// when `with_single`, and only after a successful multi-stream one). Returns
+// the scheduler outcome (busy when the peer's responder stayed busy). An
+// interrupted rung records nothing, so the previous result stands.
 ProbeOutcome RunTcpLadder(const TcpLadderSettings& settings, const FleetNode& self,
                           const FleetNode& peer, const probe::ProbeContext& context,
-                          ResultStore& store);
+                          ResultStore& store, bool with_single);
 
 }  // namespace fabric

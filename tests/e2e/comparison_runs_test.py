@@ -44,7 +44,8 @@ probes:
   max_splay: 0s
   budget: 1
   path: {{enabled: false}}
-  tcp: {{round: {ROUND}s, duration: 1s, warmup: 300ms, streams: 4, single_stream: false, port: {port}}}
+  tcp: {{round: {ROUND}s, duration: 1s, warmup: 300ms, streams: 4, single_stream: false,
+         single_stream_every: 1, port: {port}}}
   responder: {{max_streams: 32}}
   storage:
     directory: {state}/storage

@@ -197,12 +197,12 @@ TEST(ProbeSettingsTest, TcpNeedsASecretAndARoundThatFitsItsRuns) {
   };
   expect_error("probes:\n  tcp: {round: 2m}\n",
                "key probes.secret_file: the TCP probe and the responder need a shared secret");
-  // Calibration is probe time: 2 rungs x 2 directions x (10 s + 2 s + 6 x 1 s) + 2 s > 1 m;
-  // without it one session per rung measures both directions: 2 x 12 s + 2 s fits.
-  expect_error("probes:\n  secret_file: /nonexistent\n  tcp: {round: 1m}\n",
+  // Calibration is probe time: 2 rungs x 2 directions x (5 s + 1 s + 6 x 1 s) + 2 s > 45 s;
+  // without it one session per rung measures both directions: 2 x 6 s + 2 s fits.
+  expect_error("probes:\n  secret_file: /nonexistent\n  tcp: {round: 45s}\n",
                "key probes.tcp.round: a round must fit its runs");
   expect_error(
-      "probes:\n  secret_file: /nonexistent\n  tcp: {round: 1m, calibration: {enabled: false}}\n",
+      "probes:\n  secret_file: /nonexistent\n  tcp: {round: 45s, calibration: {enabled: false}}\n",
       "key probes.secret_file:");
   expect_error("probes:\n  secret_file: /nonexistent\n  tcp: {round: 10s, duration: 10s}\n",
                "key probes.tcp.round: a round must fit its runs");

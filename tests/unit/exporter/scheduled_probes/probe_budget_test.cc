@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "exporter/scheduled_probes/probe_runtime.h"
+#include "exporter/scheduled_probes/storage_comparison_probe.h"
+#include "exporter/scheduled_probes/tcp_comparison_probe.h"
+#include "exporter/scheduled_probes/tcp_ladder_probe.h"
+
 namespace fabric {
 namespace {
 
@@ -51,6 +56,87 @@ TEST(ProbeBudget, ReportsFromTwoThreadsInAnyOrder) {
   budget.Spent(kT0 + 50, 10);
   budget.Spent(kT0 + 20, 10);
   EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 60), 20);
+}
+
+// The defaults must leave the comparison runs room to run: a node that is in
+// a plan session every round (as requester or responder, the most a plan
+// gives it), with the default durations, calibration, single-stream turn and
+// hourly storage rungs, still runs a copy-mode comparison at every comparison
+// turn and its storage comparison slot at least every other interval, inside
+// the default budget. Driven as ProbeRuntime drives the budget (Spent after
+// each run, Allows before each comparison), over six hours of rounds.
+TEST(ProbeBudget, DefaultsLeaveRoomForTheComparisons) {
+  const ProbeSettings settings;
+  const TcpLadderSettings& tcp = settings.tcp;
+  const StorageLadderSettings& storage = settings.storage;
+  ASSERT_TRUE(tcp.calibration.enabled);
+  ProbeBudget budget(settings.budget);
+  const double round = tcp.round_seconds;
+  const double copy = TcpRunSeconds(tcp);
+  const double storage_rungs = 2 * StorageRunSeconds(storage);
+  const double storage_comparison = 2 * StorageRunSeconds(storage);  // The largest slot.
+  int copies_last_hour = 0;
+  int storage_comparisons = 0;
+  const uint64_t rounds = static_cast<uint64_t>(6 * 3600 / round);
+  double next_storage = kT0;
+  for (uint64_t r = 0; r < rounds; ++r) {
+    double now = kT0 + static_cast<double>(r) * round;
+    if (now >= next_storage) {
+      now += storage_rungs;
+      budget.Spent(now, storage_rungs);
+      if (budget.Allows(now, storage_comparison)) {
+        now += storage_comparison;
+        budget.Spent(now, storage_comparison);
+        ++storage_comparisons;
+      }
+      next_storage += storage.interval_seconds;
+    }
+    const double ladder = TcpLadderSeconds(tcp, SingleStreamDue(tcp, r));
+    now += ladder;
+    budget.Spent(now, ladder);
+    if (PairComparisonTurn(tcp, r) && budget.Allows(now, copy)) {
+      now += copy;
+      budget.Spent(now, copy);
+      if (static_cast<double>(r) * round >= 5 * 3600) ++copies_last_hour;
+    }
+    EXPECT_LE(budget.BusyRatio(now), settings.budget) << "round " << r;
+  }
+  EXPECT_EQ(copies_last_hour, static_cast<int>(3600 / round / tcp.single_stream_every));
+  // With storage on, its comparison slot finds room at least every other
+  // interval (the slots rotate, so each runs every few hours).
+  EXPECT_GE(storage_comparisons, 3);
+  // The rungs alone stay well inside the budget, whatever the comparisons do.
+  const double rungs_per_hour = 3600 / round *
+                                    (TcpLadderSeconds(tcp, false) * (tcp.single_stream_every - 1) +
+                                     TcpLadderSeconds(tcp, true)) /
+                                    tcp.single_stream_every +
+                                storage_rungs * 3600 / storage.interval_seconds;
+  EXPECT_LT(rungs_per_hour, 0.75 * settings.budget * 3600);
+}
+
+TEST(ProbeBudget, SingleStreamRunsAtEveryNthMeeting) {
+  TcpLadderSettings tcp;
+  tcp.single_stream_every = 3;
+  EXPECT_TRUE(SingleStreamDue(tcp, 0));
+  EXPECT_FALSE(SingleStreamDue(tcp, 1));
+  EXPECT_FALSE(SingleStreamDue(tcp, 2));
+  EXPECT_TRUE(SingleStreamDue(tcp, 3));
+  // The comparison turn is the meeting after the single-stream one.
+  EXPECT_FALSE(PairComparisonTurn(tcp, 0));
+  EXPECT_TRUE(PairComparisonTurn(tcp, 1));
+  EXPECT_FALSE(PairComparisonTurn(tcp, 2));
+  EXPECT_TRUE(PairComparisonTurn(tcp, 4));
+  tcp.single_stream_every = 1;
+  EXPECT_TRUE(SingleStreamDue(tcp, 1));
+  EXPECT_TRUE(PairComparisonTurn(tcp, 1));
+  tcp.single_stream = false;
+  EXPECT_FALSE(SingleStreamDue(tcp, 0));
+  EXPECT_DOUBLE_EQ(TcpLadderSeconds(tcp, true), TcpLadderSeconds(tcp, false));
+  tcp.single_stream = true;
+  tcp.calibration.enabled = false;
+  // One session a rung, both directions at once.
+  EXPECT_DOUBLE_EQ(TcpLadderSeconds(tcp, true),
+                   2 * (tcp.duration_seconds + tcp.warmup_seconds + 1));
 }
 
 }  // namespace
