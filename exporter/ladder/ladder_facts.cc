@@ -8,7 +8,7 @@
 namespace fabric::ladder {
 namespace {
 
-constexpr std::array<std::string_view, 10> kFactFamilies = {
+constexpr std::array<std::string_view, 14> kFactFamilies = {
     "fabric_flows_best_flow_goodput_bytes_per_second",
     "fabric_netdev_speed_bytes",
     "fabric_pcie_link_current_width_lanes",
@@ -19,7 +19,25 @@ constexpr std::array<std::string_view, 10> kFactFamilies = {
     "fabric_pcie_path_current_bandwidth_bytes_per_second",
     "fabric_pcie_path_downtrained_hops",
     "fabric_pcie_path_slot_limited",
+    "fabric_sockbuf_core_rmem_max_bytes",
+    "fabric_sockbuf_core_wmem_max_bytes",
+    "fabric_sockbuf_tcp_rmem_bytes",
+    "fabric_sockbuf_tcp_wmem_bytes",
 };
+
+// The socket-buffer maxima as the rules' instance_sysctl:fabric_socket_buffer_max_bytes:max
+// names them: family, the `bound` label it needs ("" for none), sysctl.
+struct SocketBufferMax {
+  const char* family;
+  const char* bound;
+  const char* sysctl;
+};
+constexpr std::array<SocketBufferMax, 4> kSocketBufferMaxima = {{
+    {"fabric_sockbuf_core_rmem_max_bytes", "", "net.core.rmem_max"},
+    {"fabric_sockbuf_core_wmem_max_bytes", "", "net.core.wmem_max"},
+    {"fabric_sockbuf_tcp_rmem_bytes", "max", "net.ipv4.tcp_rmem"},
+    {"fabric_sockbuf_tcp_wmem_bytes", "max", "net.ipv4.tcp_wmem"},
+}};
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -99,6 +117,13 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
     }
     facts.pcie_width = static_cast<int>(
         Lookup(families, "fabric_pcie_link_current_width_lanes", "address", hop).value_or(0));
+  }
+  for (const auto& m : kSocketBufferMaxima) {
+    const MetricFamily* family = FamilyNamed(families, m.family);
+    if (family == nullptr) continue;
+    for (const auto& sample : family->metric) {
+      if (Label(sample, "bound") == m.bound) facts.socket_buffer_max[m.sysctl] = ValueOf(sample);
+    }
   }
   if (const MetricFamily* flows =
           FamilyNamed(families, "fabric_flows_best_flow_goodput_bytes_per_second")) {

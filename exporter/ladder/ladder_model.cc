@@ -172,105 +172,204 @@ const ProbeRecord* Find(const LadderInput& input, Rung rung,
   return nullptr;
 }
 
+// The thresholds of the rule bundle's _config (rules/mixin/config.libsonnet) that the shapes
+// below share with their alerts; tests/rules/ladder_agreement_test.py fails when they drift.
+constexpr double kPcieLineRatio = 0.95;          // pcieLineRatio
+constexpr double kBdpFactor = 1;                 // bdpFactor
+constexpr double kTxRxRatio = 0.85;              // txRxRatio
+constexpr double kHarnessCpuRatio = 0.9;         // harnessCpuRatio
+constexpr double kSweepGain = 1.1;               // sweepGain
+constexpr double kStorageLatencySeconds = 0.01;  // storageLatencySeconds
+constexpr double kStorageLatencyGain = 3;        // storageLatencyGain
+
+bool Has(const ProbeRecord& r, ProbeValue value) { return r.values.count(value) > 0; }
+
+// Successful records of `rung` with a result, of every peer of the node: the node-wide shapes
+// (asymmetry, socket buffers) are judged over all of them, as their alerts are per node.
+std::vector<const ProbeRecord*> NodeRecords(const LadderInput& input, Rung rung) {
+  std::vector<const ProbeRecord*> out;
+  for (const auto& r : input.records) {
+    if (r.key.probe == rung && r.success && r.timestamp_seconds > 0) out.push_back(&r);
+  }
+  return out;
+}
+
+// FabricProbeHarnessLimited's evidence for one rung: a result of this node that is cpu_bound or
+// contended, unless it is stream-limited (FabricProbeStreamLimited names that) or CPU-bound at
+// the far end only (the peer's harness, named on the peer's node).
+bool HarnessLimited(const ProbeRecord& r) {
+  const bool contended = Raised(r, Verdict::kContended);
+  if (!contended && !Raised(r, Verdict::kCpuBound)) return false;
+  if (Raised(r, Verdict::kStreamLimited)) return false;
+  const bool far_end_only = Has(r, ProbeValue::kLocalCpu) && Has(r, ProbeValue::kRemoteCpu) &&
+                            Value(r, ProbeValue::kLocalCpu) < kHarnessCpuRatio &&
+                            Value(r, ProbeValue::kRemoteCpu) >= kHarnessCpuRatio && !contended;
+  return !far_end_only;
+}
+
+// The egress check of `peer`'s path found the route leaving through another interface.
+bool WrongEgress(const LadderInput& input, const std::string& peer) {
+  for (const ProbeRecord* path : NodeRecords(input, Rung::kPath)) {
+    if (path->key.target == peer && Value(*path, ProbeValue::kEgressMatchesExpected) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Bytes(double bytes) {
+  if (bytes >= 1024 * 1024) return Printf("%.1f MiB", bytes / (1024 * 1024));
+  return Printf("%.0f KiB", bytes / 1024);
+}
+
+// Each shape is named on the evidence of the alert that names it (the table in
+// docs/probes/scheduled.md#the-ladder-page): a verdict alone is shown on its layer, not as a
+// shape, where the rules judge the shape by other numbers.
 void DetectShapes(const LadderInput& input, Ladder& ladder) {
   const PassiveFacts& f = input.facts;
   auto& shapes = ladder.shapes;
-  if (f.pcie_slot_limited) {
+  auto name = [&](std::string id, std::string words) {
+    shapes.push_back({std::move(id), std::move(words)});
+  };
+  // Shape 14: FabricNicSlotLimited, FabricPcieLinkDowntrained, FabricPciePathBelowLineRate,
+  // each on its own evidence (a slot-limited path is also below the line rate).
+  if (f.pcie_slot_limited && f.pcie_capable && f.line_rate &&
+      *f.pcie_capable < kPcieLineRatio * *f.line_rate) {
     std::string s = "NIC in a slot narrower than the card";
-    if (f.pcie_width > 0) s += " (x" + std::to_string(f.pcie_width) + ")";
-    if (f.pcie_current) s += ": its PCIe path carries " + FormatRate(*f.pcie_current);
-    if (f.pcie_capable) s += " of the card's " + FormatRate(*f.pcie_capable);
-    shapes.push_back(s);
-  } else if (f.pcie_downtrained_hops > 0) {
-    shapes.push_back("PCIe link trained below what both ends support (" +
-                     std::to_string(f.pcie_downtrained_hops) + " hop" +
-                     (f.pcie_downtrained_hops > 1 ? "s" : "") + " downtrained)");
-  } else if (f.pcie_current && f.line_rate && *f.pcie_current < *f.line_rate) {
-    shapes.push_back("PCIe link of the NIC (" + FormatRate(*f.pcie_current) +
-                     ") is below its line rate (" + FormatRate(*f.line_rate) + ")");
+    if (f.pcie_width > 0) {
+      s += " (x" + std::to_string(f.pcie_width) +
+           (f.pcie_capable_width > f.pcie_width ? ", card x" + std::to_string(f.pcie_capable_width)
+                                                : std::string()) +
+           ")";
+    }
+    s += ": even fully trained its PCIe path carries " + FormatRate(*f.pcie_capable) +
+         ", below the " + FormatRate(*f.line_rate) + " line rate";
+    name("pcie_slot_limited", s);
   }
-  // The TCP shapes: the window verdicts on either rung, the CPU ceiling per rung.
-  bool window = false, sndbuf = false;
-  double rtt = -1;
-  for (Rung rung : {Rung::kTcpMulti, Rung::kTcpSingle}) {
-    for (Direction direction : probe::InfoOf(rung).directions) {
-      const ProbeRecord* r = Find(input, rung, direction);
-      if (r == nullptr) continue;
-      if (Raised(*r, Verdict::kReceiverWindowLimited)) {
-        window = true;
+  if (f.pcie_downtrained_hops > 0) {
+    name("pcie_downtrained", "PCIe link trained below what both ends support (" +
+                                 std::to_string(f.pcie_downtrained_hops) + " hop" +
+                                 (f.pcie_downtrained_hops > 1 ? "s" : "") + " downtrained)");
+  }
+  if (f.pcie_current && f.line_rate && *f.pcie_current < kPcieLineRatio * *f.line_rate) {
+    name("pcie_below_line_rate", "PCIe link of the NIC (" + FormatRate(*f.pcie_current) +
+                                     ") is below its line rate (" + FormatRate(*f.line_rate) + ")");
+  }
+  // Shape 1 (FabricSocketBufferBelowBdp): line rate x the longest TCP path RTT of the node
+  // (TCP's minimum RTT) against every socket-buffer maximum. The probes' window verdicts are
+  // shown on their layers; the receiver's window is the far end's buffers.
+  if (f.line_rate && !f.socket_buffer_max.empty()) {
+    double rtt = -1;
+    for (Rung rung : {Rung::kTcpMulti, Rung::kTcpSingle}) {
+      for (const ProbeRecord* r : NodeRecords(input, rung)) {
         rtt = std::max(rtt, Value(*r, ProbeValue::kMinRtt));
       }
-      sndbuf = sndbuf || Raised(*r, Verdict::kSendBufferLimited);
+    }
+    const double bdp = *f.line_rate * rtt * kBdpFactor;
+    std::string below;
+    for (const auto& [sysctl, bytes] : f.socket_buffer_max) {
+      if (bytes < bdp) below += (below.empty() ? "" : ", ") + sysctl + " is " + Bytes(bytes);
+    }
+    if (rtt > 0 && !below.empty()) {
+      name("socket_buffer_below_bdp", "socket buffers below the bandwidth-delay product (" +
+                                          FormatRate(*f.line_rate) + " x path RTT " + Seconds(rtt) +
+                                          " = " + Bytes(bdp) + "; " + below + ")");
     }
   }
-  if (window) {
-    shapes.push_back("socket buffers below the bandwidth-delay product (receiver window limited" +
-                     (rtt > 0 ? ", path RTT " + Seconds(rtt) : std::string()) + ")");
-  }
-  if (sndbuf) {
-    shapes.push_back("send buffer below the bandwidth-delay product (send buffer limited)");
-  }
-  auto any = [&](Rung rung, Verdict verdict) {
-    for (Direction direction : probe::InfoOf(rung).directions) {
-      const ProbeRecord* r = Find(input, rung, direction);
-      if (r != nullptr && Raised(*r, verdict)) return true;
-    }
-    return false;
-  };
-  if (any(Rung::kTcpSingle, Verdict::kCpuBound)) {
-    shapes.push_back("single stream CPU-bound: a harness ceiling, not the fabric");
-  }
-  if (any(Rung::kTcpMulti, Verdict::kCpuBound)) {
-    shapes.push_back("N-stream TCP CPU-bound: a harness ceiling, not the fabric");
-  }
-  if (any(Rung::kTcpMulti, Verdict::kStreamLimited)) {
-    shapes.push_back(
-        "N-stream TCP is stream-limited: streams × what one stream moved in the probe's mode, "
-        "more streams would go faster (a stream-count artefact)");
-  }
-  if (any(Rung::kTcpMulti, Verdict::kContended) || any(Rung::kRdma, Verdict::kContended)) {
-    shapes.push_back("other traffic shared the path while the probe ran (contended)");
-  }
-  if (any(Rung::kRdma, Verdict::kCongested)) {
-    shapes.push_back("RDMA congested: CNPs or receive-buffer drops in the window");
-  }
-  const ProbeRecord* send = Find(input, Rung::kTcpMulti, Direction::kSend);
-  const ProbeRecord* receive = Find(input, Rung::kTcpMulti, Direction::kReceive);
-  if (send && receive) {
-    double s = Value(*send, ProbeValue::kThroughput);
-    double r = Value(*receive, ProbeValue::kThroughput);
-    if (s > 0 && r > 0 && std::min(s, r) < 0.8 * std::max(s, r)) {
-      shapes.push_back("send and receive differ: " + FormatRate(s) + " sent, " + FormatRate(r) +
-                       " received (TX/RX asymmetry)");
+  // Shape 3 (FabricProbeStreamLimited): a stream-limited result whose stream sweep reached
+  // more with more streams.
+  for (Direction direction : probe::InfoOf(Rung::kTcpMulti).directions) {
+    const ProbeRecord* multi = Find(input, Rung::kTcpMulti, direction);
+    const ProbeRecord* sweep = Find(input, Rung::kTcpMultiSweep, direction);
+    if (multi == nullptr || sweep == nullptr || !Raised(*multi, Verdict::kStreamLimited)) continue;
+    const double streams = Value(*multi, ProbeValue::kStreams);
+    const double sweep_streams = Value(*sweep, ProbeValue::kStreams);
+    const double rate = Value(*multi, ProbeValue::kThroughput);
+    const double sweep_rate = Value(*sweep, ProbeValue::kThroughput);
+    if (rate >= 0 && sweep_rate > kSweepGain * rate && streams >= 0 && sweep_streams > streams) {
+      name("stream_limited",
+           Printf("N-stream TCP is stream-limited: %.0f streams", streams) + " × what one stream " +
+               "moved; the stream sweep reached " + FormatRate(sweep_rate) +
+               Printf(" with %.0f streams (a stream-count artefact)", sweep_streams));
+      break;
     }
   }
+  // FabricProbeHarnessLimited, per rung: results that measure the probe harness or a shared
+  // path (cpu_bound, contended), not the fabric. The 1-stream rung is one core's ceiling by
+  // definition: its cpu_bound verdict is shown on its layer.
+  for (Rung rung : {Rung::kRdma, Rung::kTcpMulti, Rung::kStorageRead, Rung::kStorageWrite}) {
+    const RungInfo& spec = probe::InfoOf(rung);
+    bool cpu = false, contended = false;
+    for (const ProbeRecord* r : NodeRecords(input, rung)) {
+      if (PerPath(spec) && r->key.target != input.peer) continue;
+      if (!HarnessLimited(*r)) continue;
+      cpu = cpu || Raised(*r, Verdict::kCpuBound);
+      contended = contended || Raised(*r, Verdict::kContended);
+    }
+    if (!cpu && !contended) continue;
+    std::string why = cpu && contended ? "CPU-bound and contended"
+                      : cpu            ? "CPU-bound"
+                                       : "other traffic shared the path (contended)";
+    name("harness_limited_" + std::string(spec.label),
+         std::string(spec.title) + " " + why + ": a harness ceiling, not the fabric");
+  }
+  // Shape 10 (FabricTransmitAsymmetry), per node: the best N-stream send that shared no path
+  // (cpu_bound kept: a CPU-starved transmit side is the shape), on paths whose route is the
+  // fabric's, against the best clean receive (neither cpu_bound nor contended).
+  double send = -1, receive = -1;
+  for (const ProbeRecord* r : NodeRecords(input, Rung::kTcpMulti)) {
+    const double rate = Value(*r, ProbeValue::kThroughput);
+    if (r->key.direction == Direction::kSend && !Raised(*r, Verdict::kContended) &&
+        !WrongEgress(input, r->key.target)) {
+      send = std::max(send, rate);
+    }
+    if (r->key.direction == Direction::kReceive && !Raised(*r, Verdict::kContended) &&
+        !Raised(*r, Verdict::kCpuBound)) {
+      receive = std::max(receive, rate);
+    }
+  }
+  if (send >= 0 && receive > 0 && send < kTxRxRatio * receive) {
+    name("tx_rx_asymmetry", "this node sends slower than it receives: " + FormatRate(send) +
+                                " sent, " + FormatRate(receive) +
+                                " received at best (TX/RX asymmetry)");
+  }
+  // Shape 13: FabricRouteUnexpectedInterface, FabricJumboFramesFailing.
   if (const ProbeRecord* path = Find(input, Rung::kPath)) {
     if (Value(*path, ProbeValue::kEgressMatchesExpected) == 0) {
       auto egress = path->info.find("egress_interface");
       auto expected = path->info.find("expected_interface");
-      shapes.push_back("route leaves through " +
-                       (egress != path->info.end() ? egress->second : "?") + ", expected " +
-                       (expected != path->info.end() ? expected->second : "?"));
+      name("route_unexpected_interface",
+           "route leaves through " + (egress != path->info.end() ? egress->second : "?") +
+               ", expected " + (expected != path->info.end() ? expected->second : "?"));
     }
     if (Value(*path, ProbeValue::kJumboFramesPass) == 0) {
       double size = Value(*path, ProbeValue::kJumboFrameBytes);
-      shapes.push_back("jumbo frames fail on this path (MTU)" +
-                       (size > 0 ? Printf(": a %.0f-byte echo with Don't Fragment set got no "
-                                          "answer",
-                                          size)
-                                 : std::string()));
+      name("jumbo_frames_failing",
+           "jumbo frames fail on this path (MTU)" +
+               (size > 0 ? Printf(": a %.0f-byte echo with Don't Fragment set got no answer", size)
+                         : std::string()));
     }
   }
-  for (Rung rung : {Rung::kStorageRead, Rung::kStorageWrite}) {
-    const ProbeRecord* r = Find(input, rung);
-    if (r == nullptr) continue;
-    std::string what(probe::InfoOf(rung).title);
-    if (Raised(*r, Verdict::kLatencyBound)) {
-      double p99 = Value(*r, ProbeValue::kLatencyP99);
-      shapes.push_back(what + " latency-bound" +
-                       (p99 > 0 ? " (p99 " + Seconds(p99) + ")" : std::string()));
+  // Shape 12 (FabricStorageLatencyBound): one I/O at a time is slow per I/O and the loaded run
+  // moves several times more.
+  for (auto [rung, depth1] : {std::pair{Rung::kStorageRead, Rung::kStorageReadDepth1},
+                              std::pair{Rung::kStorageWrite, Rung::kStorageWriteDepth1}}) {
+    const ProbeRecord* loaded = Find(input, rung);
+    const ProbeRecord* one = Find(input, depth1);
+    if (loaded == nullptr || one == nullptr || loaded->key.target != one->key.target) continue;
+    const double p50 = Value(*one, ProbeValue::kLatencyP50);
+    const double one_rate = Value(*one, ProbeValue::kThroughput);
+    const double loaded_rate = Value(*loaded, ProbeValue::kThroughput);
+    if (p50 < kStorageLatencySeconds || one_rate < 0 ||
+        loaded_rate < kStorageLatencyGain * one_rate) {
+      continue;
     }
-    if (Raised(*r, Verdict::kCpuBound)) shapes.push_back(what + " CPU-bound: a harness ceiling");
+    const std::string what(probe::InfoOf(rung).title);
+    const double p99 = Value(*loaded, ProbeValue::kLatencyP99);
+    name(std::string(probe::InfoOf(rung).label) + "_latency_bound",
+         what + " latency-bound" + (p99 > 0 ? " (p99 " + Seconds(p99) + ")" : std::string()) +
+             ": one I/O at a time moves " + FormatRate(one_rate) + " at " + Seconds(p50) +
+             " per I/O, the loaded run " + FormatRate(loaded_rate));
   }
 }
 
@@ -431,9 +530,10 @@ Ladder BuildLadder(const LadderInput& input) {
   if (ladder.binding >= 0 && t.bytes_per_second &&
       *t.bytes_per_second < 0.5 * *ladder.layers[ladder.binding].bytes_per_second) {
     ladder.shapes.push_back(
-        "real transfers reach " +
-        FormatPercent(*t.bytes_per_second / *ladder.layers[ladder.binding].bytes_per_second) +
-        " of the binding layer: the application or its protocol is the limit");
+        {"transfers_below_ladder",
+         "real transfers reach " +
+             FormatPercent(*t.bytes_per_second / *ladder.layers[ladder.binding].bytes_per_second) +
+             " of the binding layer: the application or its protocol is the limit"});
   }
   return ladder;
 }

@@ -27,6 +27,9 @@ struct PassiveFacts {
   int pcie_downtrained_hops = 0;       // Hops trained below what both ends support.
   // Real bulk transfers to each peer (by peer name): the best flow's goodput, bytes/s.
   std::map<std::string, double> transfers;
+  // The socket-buffer maxima by sysctl name (net.core.rmem_max, net.core.wmem_max,
+  // net.ipv4.tcp_rmem, net.ipv4.tcp_wmem: the largest buffer each lets a socket have), bytes.
+  std::map<std::string, double> socket_buffer_max;
 };
 
 struct LadderInput {
@@ -59,6 +62,16 @@ struct Layer {
   double age_seconds = -1;                 // Since the newest result; -1: none or unknown.
 };
 
+// A bottleneck shape the ladder names. The id is stable (the page's data-shape, the JSON's
+// shape_ids): tests/rules/ladder_agreement_test.py maps each id to the alerts of
+// rules/fabric-ladder.rules.yml that name it on the same evidence
+// (docs/probes/scheduled.md#the-ladder-page).
+struct Shape {
+  std::string id;
+  std::string words;
+  bool operator==(const Shape&) const = default;
+};
+
 struct Ladder {
   std::string node;
   std::string peer;
@@ -68,10 +81,10 @@ struct Ladder {
   double scale_bytes_per_second = 0;  // The full width of a bar.
   std::string scale_note;             // What the bars are scaled to, in words.
   std::vector<Layer> layers;
-  int binding = -1;                 // Index into layers; -1 when nothing is measured.
-  int network_binding = -1;         // The lowest network ceiling (storage left out).
-  std::string binding_text;         // The binding layer in one sentence.
-  std::vector<std::string> shapes;  // Detected bottleneck shapes, in words.
+  int binding = -1;           // Index into layers; -1 when nothing is measured.
+  int network_binding = -1;   // The lowest network ceiling (storage left out).
+  std::string binding_text;   // The binding layer in one sentence.
+  std::vector<Shape> shapes;  // Detected bottleneck shapes.
 };
 
 Ladder BuildLadder(const LadderInput& input);

@@ -74,7 +74,7 @@ std::string RenderLadderTable(const Ladder& ladder, int bar_width) {
     out += "No bottleneck shape detected.\n";
   } else {
     out += "Shapes:\n";
-    for (const auto& s : ladder.shapes) out += "  - " + s + "\n";
+    for (const auto& s : ladder.shapes) out += "  - " + s.words + "\n";
   }
   return out;
 }
@@ -108,11 +108,13 @@ std::string LadderToJson(const Ladder& ladder) {
     out += "],\"detail\":" + JsonString(l.detail) + ",\"status\":" + JsonString(l.status) +
            ",\"age_seconds\":" + (l.age_seconds >= 0 ? JsonNumber(l.age_seconds) : "null") + "}";
   }
-  out += "],\"shapes\":[";
+  // The shapes in words, and their stable ids in the same order (for scripts and tests).
+  std::string words, ids;
   for (size_t i = 0; i < ladder.shapes.size(); ++i) {
-    out += (i > 0 ? "," : "") + JsonString(ladder.shapes[i]);
+    words += (i > 0 ? "," : "") + JsonString(ladder.shapes[i].words);
+    ids += (i > 0 ? "," : "") + JsonString(ladder.shapes[i].id);
   }
-  out += "]}";
+  out += "],\"shapes\":[" + words + "],\"shape_ids\":[" + ids + "]}";
   return out;
 }
 

@@ -136,7 +136,10 @@ std::string Section(const Ladder& l) {
     html += "<p class=\"shapes none\">No bottleneck shape detected on this path.</p>\n";
   } else {
     html += "<div class=\"shapes\"><strong>Shapes on this path:</strong><ul>";
-    for (const auto& s : l.shapes) html += "<li class=\"shape\">" + HtmlEscape(s) + "</li>";
+    for (const auto& s : l.shapes) {
+      html += "<li class=\"shape\" data-shape=\"" + HtmlEscape(s.id) + "\">" + HtmlEscape(s.words) +
+              "</li>";
+    }
     html += "</ul></div>\n";
   }
   return html + "</section>\n";

@@ -48,6 +48,11 @@ constexpr char kHelp[] =
     "self-check verdicts and any bottleneck shape in words: the table the exporter's page at /\n"
     "shows, from the same code. Progress goes to stderr when it is a terminal.\n"
     "\n"
+    "With --replay FILE it runs no probe: the ladder is built from recorded results (the\n"
+    "exporter's state-file format, as probes.recording replays it) of the peer --peer names,\n"
+    "with the interface, PCIe and socket-buffer facts read under --path.procfs and\n"
+    "--path.sysfs, so a recording reads the same here as on the exporter's page.\n"
+    "\n"
     "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
     "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
     "SIGTERM (the current TCP, RDMA or storage run stops, a storage run removes its files, and "
@@ -142,14 +147,13 @@ std::string Outcome(const ResultStore& store, Rung rung) {
   return failure.empty() ? "no result" : "failed (" + failure + ")";
 }
 
-// The interface and PCIe facts of this host, from the exporter's own netdev and pcie
-// collectors, so they agree with what the exporter publishes.
-ladder::PassiveFacts HostFacts(const std::string& interface) {
-  SysRoot root{std::string(SysRoot::kDefaultProcfs), std::string(SysRoot::kDefaultSysfs)};
+// The interface, PCIe and socket-buffer facts of this host (or of the trees under `root`), from
+// the exporter's own netdev, pcie and sockbuf collectors, so they agree with what it publishes.
+ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface) {
   MetricSink sink;
   ConfigNode empty;
   for (const auto& spec : CollectorTable()) {
-    if (spec.name != "netdev" && spec.name != "pcie") continue;
+    if (spec.name != "netdev" && spec.name != "pcie" && spec.name != "sockbuf") continue;
     MetricSink own;
     auto collector = spec.factory({root, empty});
     if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
@@ -167,6 +171,54 @@ sigset_t BlockShutdownSignals() {
   sigaddset(&mask, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &mask, nullptr);
   return mask;
+}
+
+// The fabric interface: --interface, else the one the TCP probe's traffic left through.
+std::string InterfaceOf(const std::vector<ProbeRecord>& records, const std::string& flag) {
+  if (!flag.empty()) return flag;
+  std::string interface;
+  for (const auto& r : records) {
+    if (auto it = r.info.find("interface"); it != r.info.end()) interface = it->second;
+  }
+  return interface;
+}
+
+void PrintLadder(const ladder::Ladder& ladder, bool json) {
+  std::fputs(json ? (ladder::LadderToJson(ladder) + "\n").c_str()
+                  : ladder::RenderLadderTable(ladder).c_str(),
+             stdout);
+}
+
+// --replay: the ladder of recorded results, no probe run.
+int ReplayLadder(const FlagSet& flags) {
+  const int usage = KindOf(ErrorCode::kUsage).exit_status;
+  if (flags.GetString("peer").empty()) {
+    std::fprintf(stderr, "fabric_probe ladder: --peer is required\n");
+    return usage;
+  }
+  ResultStore store;
+  const std::string& path = flags.GetString("replay");
+  if (Status loaded = store.Load(path, ResultStore::LoadScope::kEverything); !loaded.ok()) {
+    std::fprintf(stderr, "fabric_probe ladder: --replay %s: %s\n", path.c_str(),
+                 loaded.absent() ? "no such file" : loaded.error().message.c_str());
+    return usage;
+  }
+  const SysRoot root(flags.GetString("path.procfs"), flags.GetString("path.sysfs"));
+  ladder::LadderInput input;
+  input.node = "this host";
+  input.peer = flags.GetString("peer");
+  input.records = store.Snapshot();
+  input.now_seconds = SystemClock().WallSeconds();
+  const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
+  input.loopback = interface == "lo";
+  input.facts = HostFacts(root, interface);
+  input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
+  ladder::Ladder result = ladder::BuildLadder(input);
+  PrintLadder(result, flags.GetBool("json"));
+  for (const auto& layer : result.layers) {
+    if (layer.self_checked) return 0;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -193,6 +245,15 @@ int RunLadderCommand(int argc, char** argv) {
   flags.AddString("storage-reserve", "BYTES", "Free space the storage write must leave", "1G");
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddBool("json", "Print the ladder as JSON instead of a table", false);
+  flags.AddString("replay", "FILE",
+                  "Run no probe: build the ladder of --peer from these recorded results", "");
+  flags.AddString("interface", "IFACE",
+                  "The fabric interface (default: the one the TCP probe's traffic left through)",
+                  "");
+  flags.AddString("path.procfs", "DIR", "procfs mount point for the host facts",
+                  std::string(SysRoot::kDefaultProcfs));
+  flags.AddString("path.sysfs", "DIR", "sysfs mount point for the host facts",
+                  std::string(SysRoot::kDefaultSysfs));
   flags.AddBool("help", "Show this help", false);
   const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -208,6 +269,7 @@ int RunLadderCommand(int argc, char** argv) {
     return usage;
   };
   if (!flags.positional().empty()) return fail("unexpected argument " + flags.positional()[0]);
+  if (!flags.GetString("replay").empty()) return ReplayLadder(flags);
   auto peer_flags = ParsePeerFlags(flags);
   if (!peer_flags.ok()) return fail(peer_flags.error().message);
   Status parsed = OkStatus();
@@ -315,12 +377,10 @@ int RunLadderCommand(int argc, char** argv) {
   input.peer = peer.name;
   input.records = store.Snapshot();
   input.now_seconds = clock.WallSeconds();
-  std::string interface;
-  for (const auto& r : input.records) {
-    if (auto it = r.info.find("interface"); it != r.info.end()) interface = it->second;
-  }
+  const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
-  input.facts = HostFacts(interface);
+  input.facts =
+      HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")), interface);
   // A rung without a result was either not asked for or cut short (an interrupted run records
   // nothing, so that it cannot pass for a measurement).
   const bool has_storage = !storage.directory.empty();
@@ -334,9 +394,7 @@ int RunLadderCommand(int argc, char** argv) {
   input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
   ladder::Ladder result = ladder::BuildLadder(input);
   for (auto& layer : result.layers) layer.age_seconds = -1;  // All of them just ran.
-  std::fputs(flags.GetBool("json") ? (ladder::LadderToJson(result) + "\n").c_str()
-                                   : ladder::RenderLadderTable(result).c_str(),
-             stdout);
+  PrintLadder(result, flags.GetBool("json"));
   if (stop.stop_requested()) return KindOf(ErrorCode::kInterrupted).exit_status;
   for (const auto& layer : result.layers) {
     if (layer.self_checked) return 0;

@@ -148,10 +148,31 @@ class LadderCliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r"N-stream TCP +- +- +connection refused \(is the responder running\?\)")
 
+    def test_replay_of_a_recording(self):
+        # No probe runs: the nics fixture's recorded node-c path, its NIC from the fixture sysfs
+        # (and an empty procfs: no socket-buffer sysctls of this machine).
+        fixtures = os.path.join(os.path.dirname(__file__), "..", "fixtures", "nics")
+        p = subprocess.run([PROBE, "ladder", "--replay", os.path.join(fixtures, "probes.rec.yml"),
+                            "--peer", "node-c", "--path.sysfs=" + os.path.join(fixtures, "sys"),
+                            "--path.procfs=" + self.tmp.name,
+                            "--interface", "ens1f0np0", "--json"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["line_rate_bytes_per_second"], 12.5e9)
+        layers = {l["layer"]: l for l in doc["layers"]}
+        self.assertEqual(layers["tcp_multi"]["bytes_per_second"], 7625000000.0)
+        self.assertEqual(doc["shape_ids"], ["jumbo_frames_failing"])
+        self.assertEqual(len(doc["shapes"]), 1)
+        missing = subprocess.run([PROBE, "ladder", "--replay", os.path.join(self.tmp.name, "none.json"),
+                                  "--peer", "node-c"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("no such file", missing.stderr)
+
     def test_usage(self):
         h = subprocess.run([PROBE, "ladder", "--help"], capture_output=True, text=True)
         self.assertEqual(h.returncode, 0)
-        for words in ("--peer HOST[:PORT]", "--storage", "--json", "--[no-]rdma", "Exit status: 0", "130"):
+        for words in ("--peer HOST[:PORT]", "--storage", "--json", "--[no-]rdma", "--replay FILE", "Exit status: 0",
+                      "130"):
             self.assertIn(words, h.stdout)
         p = subprocess.run([PROBE, "ladder", "--secret-file", self.secret], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)

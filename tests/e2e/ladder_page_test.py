@@ -124,12 +124,16 @@ class LadderPageTest(unittest.TestCase):
         b_layers = {g["data-layer"]: g for g in b["layers"]}
         self.assertEqual(b_layers["tcp_single"].get("data-verdicts"), "cpu_bound")
         self.assertIn("1-stream TCP: CPU-bound: a harness ceiling, not the fabric", " ".join(b["texts"]["verdicts"]))
-        self.assertIn("single stream CPU-bound: a harness ceiling, not the fabric", b["texts"]["shape"])
+        # A CPU-bound 1-stream result is a verdict, no shape (its rung is one core's ceiling).
+        self.assertNotIn("shape", b["texts"])
+        self.assertEqual(b["texts"]["none"], ["No bottleneck shape detected on this path."])
+        # node-c's window and latency verdicts are shown on their layers; their shapes need the
+        # evidence their alerts use (socket-buffer sysctls, a slow depth-1 storage run), which
+        # this fixture does not have (tests/rules/ladder_agreement_test.py has both).
         c_shapes = " | ".join(c["texts"]["shape"])
-        self.assertIn("socket buffers below the bandwidth-delay product (receiver window limited, path RTT 150 µs)",
-                      c_shapes)
         self.assertIn("jumbo frames fail on this path (MTU)", c_shapes)
-        self.assertIn("storage write latency-bound (p99 29.8 ms)", c_shapes)
+        self.assertNotIn("socket buffers below the bandwidth-delay product", c_shapes)
+        self.assertNotIn("latency-bound", c_shapes)
         self.assertIn("peer unreachable", c["texts"]["status"])
 
     def test_refreshes_itself_and_needs_no_external_asset(self):

@@ -31,13 +31,13 @@ line binds). Exits 77 without promtool.
 """
 import html.parser
 import json
-import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
+from fabric_testlib import rule_eval
 from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter
 
 PROMTOOL = shutil.which('promtool')
@@ -116,21 +116,7 @@ def run_exporter(tmp, name, sysfs, iface, recording, pcie_settings):
 
 def input_series(metrics):
     """The scraped samples as promtool input series, as Prometheus would store them."""
-    out = []
-    for line in metrics.splitlines():
-        if not line or line.startswith('#'):
-            continue
-        series, _, value = line.rpartition(' ')
-        v = float(value)
-        if not math.isfinite(v):
-            continue
-        extra = f'job="fabric",instance="{INSTANCE}"'
-        if series.endswith('}'):
-            series = series[:-1] + ',' + extra + '}'
-        else:
-            series += '{' + extra + '}'
-        out.append({'series': series, 'values': ' '.join([repr(v)] * 10)})
-    return out
+    return rule_eval.scrape_series(metrics, INSTANCE, steps=9)  # 10 samples, 1 m apart.
 
 
 def labels(**kv):

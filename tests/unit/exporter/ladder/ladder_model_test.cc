@@ -80,13 +80,14 @@ TEST(LadderModel, WorseDirectionIsTheLayerAndTheLowestCeilingBinds) {
       << l.binding_text;
 }
 
-TEST(LadderModel, VerdictsAndCpuBoundSingleStreamShape) {
+// The 1-stream rung is one core's ceiling by definition: FabricProbeHarnessLimited leaves it out,
+// so its cpu_bound verdict is shown on its layer and names no shape.
+TEST(LadderModel, SingleStreamCpuBoundIsAVerdictNotAShape) {
   Ladder l = BuildLadder(HealthyPath());
   EXPECT_EQ(LayerOf(l, "tcp_single").verdicts, std::vector<std::string>{"cpu_bound"});
   EXPECT_TRUE(LayerOf(l, "tcp_multi").self_checked);
   EXPECT_TRUE(LayerOf(l, "tcp_multi").verdicts.empty());
-  EXPECT_EQ(l.shapes,
-            std::vector<std::string>{"single stream CPU-bound: a harness ceiling, not the fabric"});
+  EXPECT_EQ(l.shapes, std::vector<Shape>{});
   EXPECT_NE(VerdictSummary(l).find("1-stream TCP: CPU-bound"), std::string::npos);
 }
 
@@ -130,9 +131,10 @@ TEST(LadderModel, ShapesInWords) {
   LadderInput in = HealthyPath();
   in.facts.pcie_slot_limited = true;
   in.facts.pcie_width = 4;
+  in.facts.pcie_capable_width = 16;
   in.facts.pcie_current = 7.88e9;
-  in.facts.pcie_capable = 31.5e9;
-  in.records[2].verdicts[Verdict::kReceiverWindowLimited] = true;
+  in.facts.pcie_capable = 7.88e9;
+  in.facts.socket_buffer_max = {{"net.core.rmem_max", 212992}, {"net.ipv4.tcp_rmem", 6291456}};
   in.records[2].values[ProbeValue::kMinRtt] = 180e-6;
   ProbeRecord path;
   path.key = {probe::Rung::kPath, "node-b", probe::Direction::kNone};
@@ -143,26 +145,189 @@ TEST(LadderModel, ShapesInWords) {
                  {ProbeValue::kJumboFrameBytes, 9000}};
   path.info = {{"egress_interface", "ens2f0"}, {"expected_interface", "ens1f0np0"}};
   in.records.push_back(path);
-  in.records[6].verdicts[Verdict::kLatencyBound] = true;
   in.records[6].values[ProbeValue::kLatencyP99] = 0.0298;
+  ProbeRecord depth1 = Rung("storage_write_depth1", "/data", "", 0.13e9);
+  depth1.values[ProbeValue::kLatencyP50] = 0.012;
+  in.records.push_back(depth1);
   in.facts.transfers["node-b"] = 0.5e9;
   Ladder l = BuildLadder(in);
   auto has = [&](const std::string& words) {
     return std::any_of(l.shapes.begin(), l.shapes.end(),
-                       [&](const std::string& s) { return s.find(words) != std::string::npos; });
+                       [&](const Shape& s) { return s.words.find(words) != std::string::npos; });
   };
-  EXPECT_TRUE(has("NIC in a slot narrower than the card (x4): its PCIe path carries 63.0 Gbit/s"));
   EXPECT_TRUE(
-      has("socket buffers below the bandwidth-delay product (receiver window limited, "
-          "path RTT 180 µs)"));
+      has("NIC in a slot narrower than the card (x4, card x16): even fully trained its PCIe "
+          "path carries 63.0 Gbit/s, below the 100 Gbit/s line rate"));
+  EXPECT_TRUE(has("PCIe link of the NIC (63.0 Gbit/s) is below its line rate (100 Gbit/s)"));
+  EXPECT_TRUE(
+      has("socket buffers below the bandwidth-delay product (100 Gbit/s x path RTT 180 µs = "
+          "2.1 MiB; net.core.rmem_max is 208 KiB)"));
   EXPECT_TRUE(has("route leaves through ens2f0, expected ens1f0np0"));
   EXPECT_TRUE(has("jumbo frames fail on this path (MTU): a 9000-byte echo"));
-  EXPECT_TRUE(has("storage write latency-bound (p99 29.8 ms)"));
+  EXPECT_TRUE(
+      has("storage write latency-bound (p99 29.8 ms): one I/O at a time moves 1.0 Gbit/s at "
+          "12.0 ms per I/O, the loaded run 104 Gbit/s"));
   EXPECT_TRUE(has("real transfers reach 7.8% of the binding layer"));
   EXPECT_EQ(BindingId(l), "storage_read");
   EXPECT_EQ(l.layers[l.network_binding].id, "pcie");  // 7.88e9: below RDMA and TCP now.
   EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 0.5e9);
   EXPECT_FALSE(LayerOf(l, "transfers").ceiling);
+}
+
+std::vector<std::string> ShapeIds(const Ladder& l) {
+  std::vector<std::string> ids;
+  for (const auto& s : l.shapes) ids.push_back(s.id);
+  return ids;
+}
+
+using Ids = std::vector<std::string>;
+
+// FabricTransmitAsymmetry judges the send side by results that shared no path (cpu_bound kept)
+// and the receive side by clean ones: two cpu_bound results are no asymmetry, a receive slower
+// than the send is none either (the alert is one-sided), and 20% apart is within txRxRatio.
+TEST(LadderShapes, AsymmetryOnTheEvidenceOfItsAlert) {
+  auto asymmetry = [](double send, double receive, std::map<Verdict, bool> send_verdicts,
+                      std::map<Verdict, bool> receive_verdicts) {
+    LadderInput in = HealthyPath();
+    in.records = {Rung("tcp_multi", "node-b", "send", send, std::move(send_verdicts)),
+                  Rung("tcp_multi", "node-b", "receive", receive, std::move(receive_verdicts))};
+    auto ids = ShapeIds(BuildLadder(in));
+    return std::find(ids.begin(), ids.end(), "tx_rx_asymmetry") != ids.end();
+  };
+  const std::map<Verdict, bool> cpu = {{Verdict::kCpuBound, true}};
+  const std::map<Verdict, bool> contended = {{Verdict::kContended, true}};
+  EXPECT_TRUE(asymmetry(5e9, 11e9, {}, {}));
+  EXPECT_TRUE(asymmetry(5e9, 11e9, cpu, {}));    // A CPU-starved transmit side is the shape.
+  EXPECT_FALSE(asymmetry(5e9, 11e9, cpu, cpu));  // The receive is a harness ceiling.
+  EXPECT_FALSE(asymmetry(5e9, 11e9, contended, {}));
+  EXPECT_FALSE(asymmetry(11e9, 5e9, {}, {}));    // Receives slower: not shape 10.
+  EXPECT_FALSE(asymmetry(9.5e9, 11e9, {}, {}));  // 86%: within txRxRatio (0.85).
+}
+
+// Per node, as the alert: the best send over every peer against the best clean receive, and a
+// path whose route leaves through another NIC does not count as a send.
+TEST(LadderShapes, AsymmetryIsPerNode) {
+  LadderInput in = HealthyPath();
+  in.records = {
+      Rung("tcp_multi", "node-b", "send", 11e9), Rung("tcp_multi", "node-b", "receive", 11e9),
+      Rung("tcp_multi", "node-c", "send", 4e9), Rung("tcp_multi", "node-c", "receive", 11e9)};
+  in.peer = "node-c";
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});  // node-b's send is as fast as any receive.
+  in.records[0].values[ProbeValue::kThroughput] = 4e9;
+  ProbeRecord path;
+  path.key = {probe::Rung::kPath, "node-b", probe::Direction::kNone};
+  path.timestamp_seconds = kNow - 10;
+  path.success = true;
+  path.values = {{ProbeValue::kEgressMatchesExpected, 1}, {ProbeValue::kJumboFramesPass, 1}};
+  in.records.push_back(path);
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{"tx_rx_asymmetry"});
+  in.records.back().values[ProbeValue::kEgressMatchesExpected] = 0;
+  in.records[2].values[ProbeValue::kThroughput] = 11e9;  // Only node-b's (wrong route) is slow.
+  in.peer = "node-b";
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{"route_unexpected_interface"});
+}
+
+// FabricProbeHarnessLimited: cpu_bound or contended results of N-stream TCP, RDMA and storage,
+// unless stream-limited or CPU-bound at the far end only; one shape per rung.
+TEST(LadderShapes, HarnessLimitedPerRung) {
+  LadderInput in = HealthyPath();
+  // node-c's send as fast as node-b's: leaving node-b's contended send out of the node's best
+  // send below is then no asymmetry.
+  in.records[4].values[ProbeValue::kThroughput] = 11.5e9;
+  in.records[1].verdicts[Verdict::kCpuBound] = true;
+  in.records[1].values[ProbeValue::kLocalCpu] = 0.97;
+  in.records[1].values[ProbeValue::kRemoteCpu] = 0.4;
+  in.records[0].verdicts[Verdict::kCpuBound] = true;  // RDMA: no shape before.
+  in.records[5].verdicts[Verdict::kCpuBound] = true;  // storage read.
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), (Ids{"harness_limited_rdma", "harness_limited_tcp_multi",
+                                            "harness_limited_storage_read"}));
+  // The far end's harness saturated, not ours.
+  in.records[1].values[ProbeValue::kLocalCpu] = 0.5;
+  in.records[1].values[ProbeValue::kRemoteCpu] = 0.95;
+  in.records[0].verdicts[Verdict::kCpuBound] = false;
+  in.records[5].verdicts[Verdict::kCpuBound] = false;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+  // ... unless the path was shared too.
+  in.records[1].verdicts[Verdict::kContended] = true;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{"harness_limited_tcp_multi"});
+  // A stream-limited result is FabricProbeStreamLimited's.
+  in.records[1].verdicts[Verdict::kStreamLimited] = true;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+}
+
+// FabricProbeStreamLimited needs the stream sweep: more streams moved more.
+TEST(LadderShapes, StreamLimitedNeedsTheSweep) {
+  LadderInput in = HealthyPath();
+  in.records[1].verdicts[Verdict::kStreamLimited] = true;
+  in.records[1].values[ProbeValue::kStreams] = 8;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});  // The verdict alone: shown on the layer.
+  ProbeRecord sweep = Rung("tcp_multi_sweep", "node-b", "send", 11.5e9 * 1.05);
+  sweep.values[ProbeValue::kStreams] = 16;
+  in.records.push_back(sweep);
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});  // 5% more: within sweepGain (1.1).
+  in.records.back().values[ProbeValue::kThroughput] = 11.5e9 * 1.3;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{"stream_limited"});
+}
+
+// RDMA congestion has no alert in the bundle: its verdict is shown on the RDMA layer only.
+TEST(LadderShapes, RdmaCongestedIsAVerdict) {
+  LadderInput in = HealthyPath();
+  in.records[0].verdicts[Verdict::kCongested] = true;
+  Ladder l = BuildLadder(in);
+  EXPECT_EQ(ShapeIds(l), Ids{});
+  EXPECT_EQ(LayerOf(l, "rdma").verdicts, std::vector<std::string>{"congested"});
+}
+
+// Shape 14 as its three alerts judge it: the slot only where even fully trained it stays under
+// pcieLineRatio of the line rate; a downtrained link and a path below the line rate on their own.
+TEST(LadderShapes, PcieShapesEachOnTheirOwnEvidence) {
+  LadderInput in = HealthyPath();
+  in.facts.pcie_slot_limited = true;  // A x8 gen4 slot for a 100 GbE NIC: still enough.
+  in.facts.pcie_capable = 15.75e9;
+  in.facts.pcie_current = 15.75e9;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+  in.facts.pcie_downtrained_hops = 1;
+  in.facts.pcie_current = 7.88e9;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), (Ids{"pcie_downtrained", "pcie_below_line_rate"}));
+  in.facts.pcie_downtrained_hops = 0;
+  in.facts.pcie_capable = 7.88e9;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), (Ids{"pcie_slot_limited", "pcie_below_line_rate"}));
+  in.facts.pcie_current = in.facts.pcie_capable = 0.96 * 12.5e9;  // Within pcieLineRatio.
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+}
+
+// FabricSocketBufferBelowBdp: line rate x the node's longest TCP min RTT against every
+// socket-buffer maximum, whatever the window verdicts say.
+TEST(LadderShapes, SocketBuffersAgainstTheBdp) {
+  LadderInput in = HealthyPath();
+  in.records[1].values[ProbeValue::kMinRtt] = 38e-6;  // BDP 475 kB.
+  in.facts.socket_buffer_max = {{"net.core.rmem_max", 4194304}, {"net.core.wmem_max", 4194304}};
+  in.records[1].verdicts[Verdict::kReceiverWindowLimited] = true;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});  // The verdict: the far end's receive buffers.
+  in.facts.socket_buffer_max["net.core.wmem_max"] = 212992;
+  Ladder l = BuildLadder(in);
+  ASSERT_EQ(ShapeIds(l), Ids{"socket_buffer_below_bdp"});
+  EXPECT_NE(l.shapes[0].words.find("net.core.wmem_max is 208 KiB)"), std::string::npos)
+      << l.shapes[0].words;
+  in.facts.line_rate.reset();  // No line rate, no product.
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+}
+
+// FabricStorageLatencyBound: the depth-1 run slow per I/O (p50 >= 10 ms) and the loaded run at
+// least 3 times faster; the loaded run's latency_bound verdict alone is shown on its layer.
+TEST(LadderShapes, StorageLatencyBoundNeedsTheDepth1Run) {
+  LadderInput in = HealthyPath();
+  in.records[6].verdicts[Verdict::kLatencyBound] = true;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+  ProbeRecord depth1 = Rung("storage_write_depth1", "/data", "", 1e9);
+  depth1.values[ProbeValue::kLatencyP50] = 0.02;
+  in.records.push_back(depth1);
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{"storage_write_latency_bound"});
+  in.records.back().values[ProbeValue::kLatencyP50] = 0.009;
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
+  in.records.back().values[ProbeValue::kLatencyP50] = 0.02;
+  in.records.back().values[ProbeValue::kThroughput] = 5e9;  // 13e9 is not 3 x 5e9.
+  EXPECT_EQ(ShapeIds(BuildLadder(in)), Ids{});
 }
 
 TEST(LadderModel, LargeFleetsKeepTheSlowestPaths) {
@@ -196,6 +361,12 @@ TEST(LadderText, TableMarksTheBindingLayerAndJsonNamesIt) {
   std::string json = LadderToJson(l);
   EXPECT_NE(json.find("\"binding\":\"storage_read\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"network_binding\":\"tcp_multi\""), std::string::npos);
+  l.shapes = {{"jumbo_frames_failing", "jumbo frames fail"}};
+  json = LadderToJson(l);
+  EXPECT_NE(
+      json.find("\"shapes\":[\"jumbo frames fail\"],\"shape_ids\":[\"jumbo_frames_failing\"]"),
+      std::string::npos)
+      << json;
 }
 
 TEST(LadderText, RatesInBitsLikeNicSpeeds) {
