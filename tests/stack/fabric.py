@@ -42,8 +42,9 @@ probes:
   max_splay: 0s
   skip_when_busy_fraction: 0
   path: {{interval: 1s, echo_timeout: 1s}}
-  tcp: {{round: 4s, duration: 1s, warmup: 300ms, streams: 2, single_stream: false,
-         calibration: {{enabled: false}}}}
+  budget: {budget}
+  tcp: {{round: {round}, duration: 1s, warmup: 300ms, streams: 2, single_stream: false,
+         single_stream_every: 1, calibration: {{enabled: false}}}}
 collectors:
   flows: {{enabled: false}}
   netdev: {{interfaces: [{iface}]}}
@@ -131,7 +132,14 @@ class Fabric:
                 raise RuntimeError(f"tc {' '.join(args)}: {r.stderr.strip()} (this kernel needs "
                                    "sch_htb, sch_tbf and cls_u32)")
 
-    def _write_configs(self):
+    # The fault cases: 4-second rounds leave no room after the rung for a
+    # comparison run (it needs its expected time + 2 s of the round). The
+    # comparison case restarts the nodes with COMPARISON_ROUND and the whole
+    # hour as budget, so a pair's first meeting runs tcp_multi_copy.
+    FAULT_ROUND = "4s"
+    COMPARISON_ROUND = "8s"
+
+    def _write_configs(self, round=FAULT_ROUND, budget=0.05):
         secret = os.path.join(self.tmp, "probe.secret")
         with open(secret, "w") as f:
             f.write(SECRET + "\n")
@@ -144,7 +152,7 @@ class Fabric:
             path = os.path.join(self.tmp, name + ".yml")
             with open(path, "w") as f:
                 f.write(CONFIG.format(self=name, nodes=nodes, secret=secret, iface=IFACE,
-                                      extra=extra))
+                                      extra=extra, round=round, budget=budget))
             self.configs[name] = path
 
     # The fixture has two 200 GbE cards: 01:00.0 in a CPU x16 slot and 02:00.0
@@ -180,6 +188,14 @@ class Fabric:
             if name == FIXTURE_NODE:
                 args.append("--path.sysfs=" + self.sysfs)
             self.exporters[name] = Exporter(*args, netns=ns).__enter__()
+
+    def restart_for_comparisons(self):
+        """Every node again, with rounds that fit a comparison run after the rung."""
+        for e in self.exporters.values():
+            e.__exit__(None, None, None)
+        self.exporters = {}
+        self._write_configs(round=self.COMPARISON_ROUND, budget=1)
+        self.start_exporters()
 
     def close(self):
         for e in self.exporters.values():

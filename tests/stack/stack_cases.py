@@ -4,7 +4,7 @@ import time
 import unittest
 
 from fabric import LINE_RATE, NODES, PORT, SIDE, SLOW_BURST, SLOW_RATE, Fabric, netns_exec
-from monitoring import Monitoring, Webhook
+from monitoring import Monitoring, Webhook, get_json
 from stack_test import BASELINE_SECONDS, FIRE_WITHIN, RESOLVE_WITHIN
 
 DIAGNOSTIC_SERIES = ("fabric_probe_throughput", "fabric_probe_egress", "fabric_probe_jumbo",
@@ -270,6 +270,40 @@ class StackTest(unittest.TestCase):
             lambda: Fabric.shape(ns, LINE_RATE),
             {"FabricPathFarBelowPeers": {("node-c", "node-a", "", "send"),
                                          ("node-a", "node-c", "", "receive")}})
+
+    def test_9_comparison_runs_reach_prometheus(self):
+        # Last: it restarts every node. The comparison runs are records of
+        # their own (probe="tcp_multi_copy"), scraped by the real Prometheus
+        # and evaluated by the rule that consumes them (FabricCopyPathGap,
+        # shape 4) without an error.
+        self.wait_quiet()
+        self.fabric.restart_for_comparisons()
+        copy = 'fabric_probe_throughput_bytes_per_second{probe="tcp_multi_copy"}'
+        # A 3-node plan meets each ordered pair once in 6 rounds of 8 s; the
+        # first meeting runs the comparison.
+        got = self.wait_until(f"{copy} in Prometheus", lambda: self.mon.query(copy), 120)
+        for r in got:
+            self.assertGreater(float(r["value"][1]), 0, r)
+            self.assertIn(r["metric"]["direction"], ("send", "receive"), r)
+        # Its planned period: the pair's period x the rotation's two slots.
+        period = self.mon.query('fabric_probe_period_seconds{probe="tcp_multi_copy"}')
+        self.assertTrue(period)
+        for r in period:
+            self.assertGreater(float(r["value"][1]), 8, r)
+        rules = get_json(self.mon.prom_url + "/api/v1/rules")["data"]["groups"]
+        gap = [r for g in rules for r in g["rules"] if r.get("name") == "FabricCopyPathGap"]
+        self.assertEqual(len(gap), 1, rules)
+        # Evaluated at least once after the copy result arrived, without error.
+        self.wait_until("FabricCopyPathGap evaluated", lambda: [
+            r for g in get_json(self.mon.prom_url + "/api/v1/rules")["data"]["groups"]
+            for r in g["rules"] if r.get("name") == "FabricCopyPathGap"
+            and r.get("health") == "ok" and not r.get("lastError")], 10)
+        ratio = self.mon.query(
+            copy + ' / on (instance, target, direction) group_left () '
+            'max without (probe) (fabric_probe_throughput_bytes_per_second{probe="tcp_multi"})')
+        print("  copy / sendfile: " + ", ".join(
+            f"{r['metric']['instance']}->{r['metric']['target']} {r['metric']['direction']} "
+            f"{float(r['value'][1]):.2f}" for r in ratio), flush=True)
 
 
 if __name__ == "__main__":
