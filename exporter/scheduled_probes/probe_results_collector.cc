@@ -70,20 +70,22 @@ class ProbeResultsCollector : public Collector {
  public:
   ProbeResultsCollector(const ResultStore& store,
                         std::function<std::map<std::string, ProbeTaskStats>()> stats,
-                        std::function<BudgetState()> budget, ProbeDetailPolicy policy)
+                        std::function<BudgetState()> budget,
+                        std::function<ProbeDetailPolicy()> policy)
       : store_(store),
         stats_(std::move(stats)),
         budget_(std::move(budget)),
-        policy_(std::move(policy)) {}
+        policy_source_(std::move(policy)) {}
 
   Status Collect(MetricSink& sink) override {
+    const ProbeDetailPolicy policy = policy_source_ ? policy_source_() : ProbeDetailPolicy{};
     std::map<std::tuple<std::string, std::string, std::string>, RackSummary> summaries;
     for (const auto& r : store_.Snapshot()) {
-      if (policy_.detail && !policy_.detail(r.key)) {
+      if (policy.detail && !policy.detail(r.key)) {
         if (r.timestamp_seconds == 0) continue;  // Never ran: nothing to summarise.
         RackSummary& summary = summaries[{
             std::string(RungLabel(r.key.probe)), std::string(DirectionName(r.key.direction)),
-            policy_.rack_of ? policy_.rack_of(r.key.target) : std::string()}];
+            policy.rack_of ? policy.rack_of(r.key.target) : std::string()}];
         ++summary.paths;
         if (auto value = r.values.find(probe::ProbeValue::kThroughput);
             r.success && value != r.values.end()) {
@@ -152,8 +154,8 @@ class ProbeResultsCollector : public Collector {
                  {}, b.busy_ratio);
     }
     AddRackSummaries(summaries, sink);
-    if (policy_.suspects) {
-      for (const auto& [target, suspect] : policy_.suspects()) {
+    if (policy.suspects) {
+      for (const auto& [target, suspect] : policy.suspects()) {
         sink.Gauge(kSuspect,
                    "1 for the end the bisection retests blame for a low or failed result to the "
                    "target: self (this node), peer (the target) or path (between their racks).",
@@ -183,7 +185,7 @@ class ProbeResultsCollector : public Collector {
   const ResultStore& store_;
   std::function<std::map<std::string, ProbeTaskStats>()> stats_;
   std::function<BudgetState()> budget_;
-  ProbeDetailPolicy policy_;
+  std::function<ProbeDetailPolicy()> policy_source_;
 };
 
 }  // namespace
@@ -194,12 +196,19 @@ std::unique_ptr<Collector> MakeProbeResultsCollector(
     const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
     std::function<BudgetState()> budget) {
   return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget),
-                                                 ProbeDetailPolicy{});
+                                                 nullptr);
 }
 
 std::unique_ptr<Collector> MakeProbeResultsCollector(
     const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
     ProbeDetailPolicy policy, std::function<BudgetState()> budget) {
+  return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget),
+                                                 [policy = std::move(policy)] { return policy; });
+}
+
+std::unique_ptr<Collector> MakeProbeResultsCollector(
+    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
+    std::function<ProbeDetailPolicy()> policy, std::function<BudgetState()> budget) {
   return std::make_unique<ProbeResultsCollector>(store, std::move(stats), std::move(budget),
                                                  std::move(policy));
 }

@@ -52,4 +52,10 @@ std::unique_ptr<Collector> MakeProbeResultsCollector(
     const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
     ProbeDetailPolicy policy, std::function<BudgetState()> budget = nullptr);
 
+// The policy as of each scrape: `policy` is called once per Collect (a
+// running node's detail set changes with every round; ProbeDetailSet::Policy).
+std::unique_ptr<Collector> MakeProbeResultsCollector(
+    const ResultStore& store, std::function<std::map<std::string, ProbeTaskStats>()> stats,
+    std::function<ProbeDetailPolicy()> policy, std::function<BudgetState()> budget = nullptr);
+
 }  // namespace fabric

@@ -18,6 +18,7 @@
 #include "exporter/path_mesh/path_mesh.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
+#include "exporter/scheduled_probes/probe_detail_set.h"
 #include "exporter/scheduled_probes/probe_plan.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
 #include "exporter/scheduled_probes/storage_comparison_probe.h"
@@ -214,25 +215,63 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   if (settings_.mesh.enabled)
     mesh_ = PathMesh::ForFleet(fleet_, settings_.mesh, settings_.tcp.port);
   auto skip = [this]() { return FabricBusy(); };
+  // The topology-aware plan (racks and planes from the fleet config; the
+  // plain circle method without them).
+  std::vector<PlanMember> members;
+  std::vector<std::string> names;
+  std::vector<std::string> racks;
+  for (const FleetNode& node : fleet_.nodes) {
+    members.push_back({node.rack, node.plane});
+    names.push_back(node.name);
+    racks.push_back(node.rack);
+  }
+  auto plan = std::make_shared<const TopologyPlan>(members);
+  // The bisection judges this node's plan results against its line rate.
+  std::unique_ptr<Bisection> bisection;
+  if (settings_.tcp.enabled && !settings_.loopback && fleet_.nodes.size() > 1) {
+    double line = 0;
+    if (auto mbps = self.interface.empty() ? std::nullopt : ReadNetSpeedMbps(root_, self.interface);
+        mbps && *mbps > 0) {
+      line = static_cast<double>(*mbps) * 125000;  // bytes per second
+    } else {
+      // veth, virtio: no line rate to judge "low" against. A failed run is low
+      // at any line rate, so the bisection still places failures.
+      log::Info("bisection judges failed runs only: the fabric interface reports no speed",
+                {{"interface", self.interface}});
+    }
+    bisection = std::make_unique<Bisection>(racks, fleet_.SelfIndex(), line);
+  }
+  detail_ = std::make_unique<ProbeDetailSet>(names, racks, fleet_.SelfIndex(), plan,
+                                             settings_.tcp.round_seconds,
+                                             settings_.path.interval_seconds, std::move(bisection));
   for (const FleetNode& peer : fleet_.nodes) {
     if (peer.name == self.name || !settings_.path.enabled) continue;
     for (const auto& key : KeysOf(Rung::kPath, peer.name)) {
       store_.Expect(key, settings_.path.interval_seconds);
     }
+    if (!detail_->all_detail()) continue;  // The rotation's task below checks them.
+    // A small fleet: every peer's path every interval, a task each.
     ProbeTask task;
     task.probe = std::string(probe::RungLabel(Rung::kPath));
     task.target = peer.name;
     task.timing.interval = Seconds(settings_.path.interval_seconds);
     task.timeout = Seconds(settings_.path.echo_timeout_seconds + 5);
-    auto echo_timeout =
-        std::chrono::milliseconds(static_cast<int64_t>(settings_.path.echo_timeout_seconds * 1000));
-    task.run = [this, self, peer, echo_timeout](const CancelToken& token) {
-      PathProbe path(self, peer, echo_timeout);
-      // Shutdown cutting the check short records nothing: that says nothing about the path.
-      ProbeOutcome outcome = RunAndRecord(path, Context(token), store_);
+    task.run = [this, self, peer](const CancelToken& token) {
+      const ProbeOutcome outcome = CheckPath(self, peer, token);
       Persist();
       return outcome;
     };
+    tasks.push_back(std::move(task));
+  }
+  if (settings_.path.enabled && !detail_->all_detail()) {
+    // A fleet above the detail bound: one task checks, every interval, the
+    // detail peers and one member of a third of the racks in turn.
+    ProbeTask task;
+    task.probe = std::string(probe::RungLabel(Rung::kPath));
+    task.target = "rotation";
+    task.timing.interval = Seconds(settings_.path.interval_seconds);
+    task.timeout = Seconds(settings_.path.interval_seconds);
+    task.run = [this, self](const CancelToken& token) { return RunPathRotation(self, token); };
     tasks.push_back(std::move(task));
   }
   // Loopback: this node's own responder is the only peer, probed every round.
@@ -240,11 +279,6 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   FleetNode loopback_peer = self;
   loopback_peer.name = "loopback";
   if (settings_.tcp.enabled && (fleet_.nodes.size() > 1 || settings_.loopback)) {
-    // The topology-aware plan (racks and planes from the fleet config; the
-    // plain circle method without them).
-    std::vector<PlanMember> members;
-    for (const FleetNode& node : fleet_.nodes) members.push_back({node.rack, node.plane});
-    auto plan = std::make_shared<const TopologyPlan>(members);
     for (size_t index = 0; index < fleet_.nodes.size(); ++index) {
       const FleetNode& peer = fleet_.nodes[index];
       if (peer.name == self.name && !settings_.loopback) continue;
@@ -296,6 +330,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
       const probe::ProbeContext context = Context(token);
       BudgetSpan spent(budget_, clock_);
+      const double start = clock_.WallSeconds();
       const uint64_t meeting = meetings_[peer.name];
       const bool with_single = SingleStreamDue(settings_.tcp, meeting);
       ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, context, store_, with_single);
@@ -303,6 +338,12 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       const bool ran =
           with_single ? outcome == ProbeOutcome::kSuccess : outcome != ProbeOutcome::kBusy;
       if (ran && !token.cancelled()) ++meetings_[peer.name];
+      if (detail_->bisecting()) {
+        // The round's result (a failure as 0) is the bisection's evidence.
+        if (auto sent = SendResultSince(store_, peer.name, start)) {
+          detail_->ObservePlan(planned->peer, *sent, clock_.WallSeconds());
+        }
+      }
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
         ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
                                           self, peer, context, store_);
@@ -316,6 +357,25 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       return outcome;
     };
     tasks.push_back(std::move(task));
+    if (detail_->bisecting()) {
+      // Two retest slots per round, at 1/3 and 2/3 of it (+ up to 5%), clear
+      // of the plan run at its start. The scheduler runs one task at a time
+      // on one thread, so a retest never overlaps this node's plan run; a peer
+      // serving someone else answers BUSY and the retest backs off.
+      for (double slot : {round / 3, 2 * round / 3}) {
+        ProbeTask retest;
+        retest.probe = std::string(probe::RungLabel(Rung::kTcpMulti));
+        retest.target = "retest";
+        retest.timing.interval = Seconds(round);
+        retest.timing.jitter_fraction = 0;
+        std::uniform_real_distribution<double> retest_offset(0, 0.05 * round);
+        retest.timing.first_due_seconds =
+            (std::floor(now / round) + 1) * round - now + slot + retest_offset(seed);
+        retest.timeout = Seconds(round / 3);
+        retest.run = [this, self](const CancelToken& token) { return RunRetest(self, token); };
+        tasks.push_back(std::move(retest));
+      }
+    }
   }
   if (settings_.storage.enabled) {
     const double interval = settings_.storage.interval_seconds;
@@ -498,7 +558,83 @@ void ProbeRuntime::RunStorageComparison(const CancelToken& token) {
   if (!token.cancelled()) storage_comparisons_.Ran(directory, *due);
 }
 
+ProbeOutcome ProbeRuntime::CheckPath(const FleetNode& self, const FleetNode& peer,
+                                     const CancelToken& token) {
+  const auto echo_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(settings_.path.echo_timeout_seconds * 1000));
+  const double start = clock_.WallSeconds();
+  PathProbe path(self, peer, echo_timeout);
+  // Shutdown cutting the check short records nothing: that says nothing about the path.
+  const ProbeOutcome outcome = RunAndRecord(path, Context(token), store_);
+  if (auto index = detail_->IndexOf(peer.name)) {
+    for (const auto& key : KeysOf(Rung::kPath, peer.name)) {
+      if (auto record = store_.Find(key); record && record->timestamp_seconds >= start) {
+        detail_->PathChecked(*index, PathCheckFailed(*record));
+      }
+    }
+  }
+  return outcome;
+}
+
+ProbeOutcome ProbeRuntime::RunPathRotation(const FleetNode& self, const CancelToken& token) {
+  for (size_t peer : detail_->PathTargets(clock_.WallSeconds())) {
+    if (token.ShouldStop()) break;  // The next interval's run is due.
+    CheckPath(self, fleet_.nodes[peer], token);
+  }
+  Persist();
+  return token.cancelled() ? ProbeOutcome::kFailure : ProbeOutcome::kSuccess;
+}
+
+ProbeOutcome ProbeRuntime::RunRetest(const FleetNode& self, const CancelToken& token) {
+  const double now = clock_.WallSeconds();
+  auto index = detail_->RetestPeer(now);
+  if (!index) return ProbeOutcome::kIdle;
+  const FleetNode& peer = fleet_.nodes[*index];
+  // The multi-stream rung alone, each direction calibrated as in a plan round.
+  const TcpCalibrationSettings& cal = settings_.tcp.calibration;
+  const double expected =
+      (cal.enabled ? 2 : 1) * (TcpRunSeconds(settings_.tcp) + TcpCalibrationSeconds(cal));
+  const double round = settings_.tcp.round_seconds;
+  const double next_round = (std::floor(now / round) + 1) * round;
+  const double left = std::min(
+      next_round - now, std::chrono::duration<double>(token.deadline() - clock_.Now()).count());
+  // Too late in the round: the pending retest waits for the next slot.
+  if (expected + 2 > left) return ProbeOutcome::kIdle;
+  if (!budget_.Allows(now, expected)) {
+    log::Info("retest deferred: the probe budget is spent",
+              {{"peer", peer.name}, {"busy_ratio", std::to_string(budget_.BusyRatio(now))}});
+    return ProbeOutcome::kIdle;
+  }
+  if (auto busy = FabricBusy()) {
+    log::Info("probe skipped", {{"probe", "tcp_multi/retest"}, {"reason", *busy}});
+    return ProbeOutcome::kIdle;
+  }
+  BudgetSpan spent(budget_, clock_);
+  const double start = clock_.WallSeconds();
+  ProbeOutcome outcome =
+      RunTcpRung(Rung::kTcpMulti, settings_.tcp, self, peer, Context(token), store_);
+  if (auto sent = SendResultSince(store_, peer.name, start)) {
+    detail_->ObserveRetest(*index, *sent, clock_.WallSeconds());
+    log::Info("bisection retest",
+              {{"peer", peer.name}, {"send_bytes_per_second", std::to_string(*sent)}});
+  }
+  Persist();
+  return outcome;
+}
+
 std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
+  if (detail_) {
+    return MakeProbeResultsCollector(
+        store_, [this] { return scheduler_->Stats(); },
+        [this] {
+          SystemClock wall;
+          return detail_->Policy(wall.WallSeconds());
+        },
+        [this] {
+          SystemClock wall;
+          return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds())};
+        });
+  }
   return MakeProbeResultsCollector(
       store_, [this] { return scheduler_->Stats(); },
       [this] {

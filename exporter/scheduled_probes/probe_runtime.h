@@ -30,6 +30,7 @@ class Responder;
 namespace fabric {
 
 class PathMesh;
+class ProbeDetailSet;
 
 struct PathProbeSettings {
   bool enabled = true;
@@ -103,6 +104,14 @@ class ProbeRuntime {
   void RunPairComparison(const FleetNode& self, const FleetNode& peer, const CancelToken& token);
   // After the storage rungs: the storage comparison slot whose turn it is.
   void RunStorageComparison(const CancelToken& token);
+  // A retest slot: the bisection's pending retest (tcp_multi to the peer it
+  // chose), when the budget and the time left before the next plan round allow.
+  ProbeOutcome RunRetest(const FleetNode& self, const CancelToken& token);
+  // A fleet above the detail bound: the path checks of the rotation
+  // (ProbeDetailSet::PathTargets) in one task.
+  ProbeOutcome RunPathRotation(const FleetNode& self, const CancelToken& token);
+  // One path check to `peer`, its outcome reported to the detail set.
+  ProbeOutcome CheckPath(const FleetNode& self, const FleetNode& peer, const CancelToken& token);
 
   Fleet fleet_;
   ProbeSettings settings_;
@@ -116,6 +125,9 @@ class ProbeRuntime {
   // Plan meetings with each peer since start-up (the single-stream rung's
   // turn); only the scheduler's thread touches it.
   std::map<std::string, uint64_t> meetings_;
+  // Who gets per-pair series, the bisection, the path rotation; null while
+  // replaying a recording (every record is then published).
+  std::unique_ptr<ProbeDetailSet> detail_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<PathMesh> mesh_;  // Null when the mesh is off.
 };

@@ -1,9 +1,10 @@
 // fleet_sim: the fleet at scale on one machine. Every node of a model fabric
 // runs the exporter's real probe plan (TopologyPlan), Scheduler and
-// Timetable, ResultStore, generic probe adapter, bisection and `probes`
-// collector on a fake clock; only the measurement itself is modelled: a probe
-// run returns the throughput the model fabric gives that pair, through the
-// TCP and path rungs' own record builders (TcpMeasurements, PathMeasurement).
+// Timetable, ResultStore, generic probe adapter, detail set (ProbeDetailSet:
+// bisection, retests, path rotation, per-pair or per-rack series, as
+// ProbeRuntime runs it) and `probes` collector on a fake clock; only the measurement itself is
+// modelled: a probe run returns the throughput the model fabric gives that pair, through the TCP
+// and path rungs' own record builders (TcpMeasurements, PathMeasurement).
 //
 // The model fabric: nodes with a line rate in racks (leaf switches) with
 // uplinks, a non-blocking core, and three faults injected one after the other
@@ -43,6 +44,7 @@
 #include "exporter/scheduled_probes/bisection.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
+#include "exporter/scheduled_probes/probe_detail_set.h"
 #include "exporter/scheduled_probes/probe_plan.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
 #include "exporter/scheduled_probes/scheduler.h"
@@ -193,13 +195,13 @@ class ModelPathProbe : public probe::Probe {
 struct Node {
   size_t index = 0;
   ResultStore store;
-  std::unique_ptr<Bisection> bisection;
+  // The exporter's own detail set: bisection, retests, path rotation, and
+  // which peers get per-pair series.
+  std::unique_ptr<ProbeDetailSet> detail;
   std::unique_ptr<Scheduler> scheduler;
   double busy_seconds = 0;
-  double session_end = 0;  // Its responder or prober is busy until then.
-  std::optional<size_t> pending_retest;
-  std::map<size_t, double> flagged;  // Peer -> when its path check last failed.
-  std::set<size_t> path_checked;     // The peers of the last path run.
+  double session_end = 0;               // Its responder or prober is busy until then.
+  std::map<size_t, uint64_t> meetings;  // Plan meetings it initiated, by peer.
 };
 
 class Simulation {
@@ -227,9 +229,11 @@ class Simulation {
       members.push_back({node.rack, node.plane});
       fabric_.nodes.push_back(node);
     }
-    plan_ = std::make_unique<TopologyPlan>(members);
+    plan_ = std::make_shared<const TopologyPlan>(members);
     std::vector<std::string> rack_names;
+    std::vector<std::string> node_names;
     for (const auto& n : fabric_.nodes) rack_names.push_back(n.rack);
+    for (const auto& n : fabric_.nodes) node_names.push_back(n.name);
     for (const auto& n : fabric_.nodes) rack_members_[n.rack].push_back(fabric_.index[n.name]);
     // Faults: the degraded node in the first rack, the bad uplink on the
     // second, the wrong route from a node of the first rack into the last.
@@ -246,7 +250,9 @@ class Simulation {
     for (size_t i = 0; i < options.nodes; ++i) {
       auto node = std::make_unique<Node>();
       node->index = i;
-      node->bisection = std::make_unique<Bisection>(rack_names, i, kLineRate);
+      node->detail = std::make_unique<ProbeDetailSet>(
+          node_names, rack_names, i, plan_, round, options.path_interval,
+          std::make_unique<Bisection>(rack_names, i, kLineRate));
       Node* n = node.get();
       std::vector<ProbeTask> tasks;
       ProbeTask plan;
@@ -299,100 +305,61 @@ class Simulation {
   ProbeOutcome RunPlan(Node& n) {
     auto planned = plan_->Round(n.index, RoundNumber());
     if (!planned || !planned->initiator) return ProbeOutcome::kIdle;
-    const double ladder = 2 * (options_.tcp.duration_seconds + options_.tcp.warmup_seconds);
+    // The probe time the runtime spends on this meeting (tcp_ladder_probe.h):
+    // the single-stream rung only at its turn.
+    const double ladder =
+        TcpLadderSeconds(options_.tcp, SingleStreamDue(options_.tcp, n.meetings[planned->peer]));
     if (!Claim(n, planned->peer, ladder)) return ProbeOutcome::kBusy;
+    ++n.meetings[planned->peer];
     const uint64_t salt = ++runs_;
+    const double start = clock_.WallSeconds();
     ModelTcpProbe multi(probe::Rung::kTcpMulti, fabric_, n.index, planned->peer, salt,
                         options_.tcp.streams);
     ModelTcpProbe single(probe::Rung::kTcpSingle, fabric_, n.index, planned->peer, salt + 7, 1);
     ProbeOutcome outcome = RunAndRecord(multi, Context(), n.store);
     RunAndRecord(single, Context(), n.store);
-    n.bisection->Observe(planned->peer, multi.send_rate(), clock_.WallSeconds(), false);
+    // As ProbeRuntime's plan round: the recorded send result is the evidence.
+    if (auto sent = SendResultSince(n.store, fabric_.nodes[planned->peer].name, start)) {
+      n.detail->ObservePlan(planned->peer, *sent, clock_.WallSeconds());
+    }
     return outcome;
   }
   ProbeOutcome RunRetest(Node& n) {
-    if (!n.pending_retest) n.pending_retest = n.bisection->NextRetest(clock_.WallSeconds());
-    if (!n.pending_retest) return ProbeOutcome::kIdle;
-    const size_t peer = *n.pending_retest;
+    auto pending = n.detail->RetestPeer(clock_.WallSeconds());
+    if (!pending) return ProbeOutcome::kIdle;
+    const size_t peer = *pending;
     if (!Claim(n, peer, options_.retest_seconds)) return ProbeOutcome::kBusy;
-    n.pending_retest.reset();
+    const double start = clock_.WallSeconds();
     ModelTcpProbe multi(probe::Rung::kTcpMulti, fabric_, n.index, peer, ++runs_,
                         options_.tcp.streams);
     ProbeOutcome outcome = RunAndRecord(multi, Context(), n.store);
-    n.bisection->Observe(peer, multi.send_rate(), clock_.WallSeconds(), true);
+    if (auto sent = SendResultSince(n.store, fabric_.nodes[peer].name, start)) {
+      n.detail->ObserveRetest(peer, *sent, clock_.WallSeconds());
+    }
     return outcome;
   }
-  // The path rung checks, every minute, the node's detail peers and one
-  // member (in turn) of a third of the racks, so a route to any rack is
-  // checked every 3 minutes while the number of checks stays bounded by the
-  // number of racks.
-  static constexpr uint64_t kRackTurns = 3;
+  // The path rung checks what the exporter's rotation gives
+  // (ProbeDetailSet::PathTargets): the detail peers and one member (in turn)
+  // of a third of the racks, so a route to any rack is checked every 3
+  // minutes while the number of checks stays bounded by the number of racks.
   ProbeOutcome RunPath(Node& n) {
-    const uint64_t minute = static_cast<uint64_t>(clock_.t() / options_.path_interval);
-    std::set<size_t> targets = DetailPeers(n);
-    size_t k = 0;
-    for (const auto& [rack, members] : rack_members_) {
-      if ((k++ + minute) % kRackTurns == 0) {
-        targets.insert(members[(minute / kRackTurns + n.index) % members.size()]);
-      }
-    }
-    targets.erase(n.index);
-    n.path_checked = targets;
-    for (size_t peer : targets) {
+    for (size_t peer : n.detail->PathTargets(clock_.WallSeconds())) {
       ModelPathProbe path(fabric_, n.index, peer);
       RunAndRecord(path, Context(), n.store);
       n.busy_seconds += options_.path_check_seconds;
-      if (fabric_.WrongRoute(n.index, peer)) {
-        n.flagged[peer] = clock_.t();
-      } else {
-        n.flagged.erase(peer);
+      for (const auto& key : KeysOf(probe::Rung::kPath, fabric_.nodes[peer].name)) {
+        if (auto record = n.store.Find(key)) n.detail->PathChecked(peer, PathCheckFailed(*record));
       }
     }
     return ProbeOutcome::kSuccess;
-  }
-  // The peers with per-pair series: this and the last two rounds' plan peers,
-  // the bisection's, and peers whose path check failed.
-  std::set<size_t> DetailPeers(const Node& n) const {
-    std::set<size_t> peers;
-    const uint64_t round = RoundNumber();
-    for (uint64_t r = round >= 2 ? round - 2 : 0; r <= round; ++r) {
-      if (auto planned = plan_->Round(n.index, r); planned && planned->initiator) {
-        peers.insert(planned->peer);
-      }
-    }
-    for (size_t peer : n.bisection->Involved(clock_.WallSeconds())) peers.insert(peer);
-    for (const auto& [peer, when] : n.flagged) peers.insert(peer);
-    return peers;
-  }
-  ProbeDetailPolicy Policy(const Node& n) const {
-    ProbeDetailPolicy policy;
-    std::set<std::string> names;
-    for (size_t peer : DetailPeers(n)) names.insert(fabric_.nodes[peer].name);
-    // Path records of the peers the last path run checked (their period is
-    // the path interval); every rung's records of the detail peers.
-    std::set<std::string> checked;
-    for (size_t peer : n.path_checked) checked.insert(fabric_.nodes[peer].name);
-    policy.detail = [names, checked](const ProbeKey& key) {
-      return key.probe == probe::Rung::kPath ? checked.count(key.target) > 0
-                                             : names.count(key.target) > 0;
-    };
-    policy.rack_of = [this](const std::string& target) {
-      auto it = fabric_.rack_of.find(target);
-      return it == fabric_.rack_of.end() ? std::string() : it->second;
-    };
-    std::map<std::string, std::string> suspects;
-    for (const auto& [peer, suspect] : n.bisection->Suspects(clock_.WallSeconds())) {
-      suspects[fabric_.nodes[peer].name] = std::string(SuspectName(suspect));
-    }
-    policy.suspects = [suspects] { return suspects; };
-    return policy;
   }
   // The node's whole probe export: the probes collector and the fleet's
   // join series, as /metrics has them.
   std::vector<prometheus::MetricFamily> Scrape(const Node& n) {
     MetricSink sink;
     auto collector = MakeProbeResultsCollector(
-        n.store, [&n] { return n.scheduler->Stats(); }, Policy(n));
+        n.store, [&n] { return n.scheduler->Stats(); },
+        [this, &n] { return n.detail->Policy(clock_.WallSeconds()); });
     (void)collector->Collect(sink);
     Fleet fleet{fabric_.nodes[n.index].name, fabric_.nodes};
     AddFleetInfo(fleet, sink);
@@ -476,7 +443,7 @@ class Simulation {
   mutable FakeClock clock_;  // Read by const views; only AdvanceTo moves it.
   SysRoot root_;
   StopSource stop_;
-  std::unique_ptr<TopologyPlan> plan_;
+  std::shared_ptr<const TopologyPlan> plan_;
   std::map<std::string, std::vector<size_t>> rack_members_;
   std::vector<std::unique_ptr<Node>> nodes_;
   uint64_t runs_ = 0;
@@ -531,8 +498,7 @@ void Simulation::Run() {
     sample(true);
   }
   size_t false_suspects = 0;
-  for (const auto& n : nodes_)
-    false_suspects += n->bisection->Suspects(clock_.WallSeconds()).size();
+  for (const auto& n : nodes_) false_suspects += n->detail->Suspects(clock_.WallSeconds()).size();
 
   const double limit = 60;
   // 1. A degraded node: named by a peer (suspect="peer") or by itself (suspect="self").
@@ -541,7 +507,7 @@ void Simulation::Run() {
   fabric_.fault = Fault::kDegradedNode;
   double detect_node = Detect(limit, [&] {
     for (const auto& n : nodes_) {
-      auto suspects = n->bisection->Suspects(clock_.WallSeconds());
+      auto suspects = n->detail->Suspects(clock_.WallSeconds());
       bool named = false;
       if (n->index == degraded) {
         for (const auto& [peer, s] : suspects) named = named || s == Suspect::kSelf;
@@ -570,7 +536,7 @@ void Simulation::Run() {
   double detect_uplink = Detect(limit, [&] {
     for (const auto& n : nodes_) {
       const std::string& own = fabric_.nodes[n->index].rack;
-      for (const auto& [peer, s] : n->bisection->Suspects(clock_.WallSeconds())) {
+      for (const auto& [peer, s] : n->detail->Suspects(clock_.WallSeconds())) {
         const std::string& other = fabric_.nodes[peer].rack;
         if (s != Suspect::kPath || own == other || (own != bad && other != bad)) continue;
         const std::string peer_name = fabric_.nodes[peer].name;
