@@ -23,6 +23,23 @@
     pathRttBaselineWindow: '1h',
     pathRttBaselineOffset: '15m',
     pathRttJumpFor: '5m',
+    // One cause, one alert (issue 22 "no alert floods"): a node that most of
+    // its probers lose (at least pathSharedMinPaths of them) is the far end's
+    // fault, FabricPathTargetLossy; a node that loses most of its own targets
+    // (the same share and count, targets that most others lose left out) is
+    // its own end's, FabricPathSourceLossy. Alertmanager holds back the
+    // per-path alerts under them (deploy/examples/alertmanager.yml). Three
+    // paths at least: two lossy probers of 16 are two paths, not a node.
+    pathSharedShare: 0.5,
+    pathSharedMinPaths: 3,
+    // Shorter than pathLossFor: the per-node alert reaches Alertmanager no
+    // later than the per-path alerts it holds back.
+    pathSharedFor: '2m',
+    // How long the rules remember a node's exporter (instance) after its
+    // series are gone, re-recorded every evaluation while a fleet peer still
+    // lists the node: a dead node's FabricPathTargetLossy names its instance,
+    // so its FabricExporterDown is held back under it.
+    pathNodeMemory: '10m',
   },
 
   local c = $._config,
@@ -37,6 +54,16 @@
       runbook_url: '%s#%s' % [c.runbookBase, std.asciiLower(name)],
     },
   },
+
+  // Targets most of whose judged probers lose them (the per-target alert's
+  // condition, also what the per-source share leaves out).
+  local sharedTarget = '(target:fabric_path_lossy_probers:ratio >= %(pathSharedShare)g and on (target) target:fabric_path_lossy_probers:count >= %(pathSharedMinPaths)d)' % c,
+  local nodeInstance = 'target_instance:fabric_fleet_node:info',
+  local ownInfo = 'label_replace(fabric_fleet_node_info{%(selector)s}, "target", "$1", "node", "(.+)")' % c,
+  local sharedSource = |||
+    instance:fabric_path_lossy_targets:ratio >= %(pathSharedShare)g
+    and on (instance) instance:fabric_path_lossy_targets:count >= %(pathSharedMinPaths)d
+  ||| % c,
 
   prometheusRules+:: {
     groups+: [{
@@ -55,6 +82,57 @@
           expr: |||
             sum by (instance, target) (increase(fabric_path_probes_total{%(selector)s}[5m]))
           ||| % c,
+        },
+        {
+          // Each judged path (enough probes in the window): 1 lossy, 0 not.
+          record: 'instance_target:fabric_path_lossy:bool',
+          expr: |||
+            (instance_target:fabric_path_lost:ratio_rate5m > bool %(pathLossRatio)g)
+            and on (instance, target) instance_target:fabric_path_probes:increase5m >= %(pathLossMinProbes)s
+          ||| % c,
+        },
+        {
+          // Per target: the share and number of its probers that lose it,
+          // and how many probe it (series bounded by the fleet's nodes).
+          record: 'target:fabric_path_lossy_probers:ratio',
+          expr: 'avg by (target) (instance_target:fabric_path_lossy:bool)',
+        },
+        {
+          record: 'target:fabric_path_lossy_probers:count',
+          expr: 'sum by (target) (instance_target:fabric_path_lossy:bool)',
+        },
+        {
+          record: 'target:fabric_path_probers:count',
+          expr: 'count by (target) (instance_target:fabric_path_lossy:bool)',
+        },
+        {
+          // Per source: the share and number of its targets it loses, the
+          // targets most of their probers lose left out (a dead peer is the
+          // peer's fault, not every source's).
+          record: 'instance:fabric_path_lossy_targets:ratio',
+          expr: |||
+            avg by (instance) (instance_target:fabric_path_lossy:bool unless on (target) %(sharedTarget)s)
+          ||| % (c { sharedTarget: sharedTarget }),
+        },
+        {
+          record: 'instance:fabric_path_lossy_targets:count',
+          expr: |||
+            sum by (instance) (instance_target:fabric_path_lossy:bool unless on (target) %(sharedTarget)s)
+          ||| % (c { sharedTarget: sharedTarget }),
+        },
+        {
+          // Each fleet node's exporter (instance) under the node's name as
+          // the mesh's `target` label: from its own fabric_fleet_node_info,
+          // else (its exporter gone) the last value of this record, kept
+          // while some node still lists it as a fleet peer.
+          record: nodeInstance,
+          expr: |||
+            max by (target, instance) (%(ownInfo)s)
+            or (
+              (last_over_time(%(nodeInstance)s[%(pathNodeMemory)s]) unless on (target) %(ownInfo)s)
+              and on (target) label_replace(fabric_fleet_peer_info{%(selector)s}, "target", "$1", "peer", "(.+)")
+            )
+          ||| % (c { nodeInstance: nodeInstance, ownInfo: ownInfo }),
         },
         {
           // Median round trip of the answered probes, now and the baseline.
@@ -83,6 +161,23 @@
           and on (instance, target) instance_target:fabric_path_probes:increase5m >= %(pathLossMinProbes)s
         ||| % c, 'The latency mesh loses probes on a path.',
               '{{ $value | humanizePercentage }} of the latency probes from {{ $labels.instance }} to {{ $labels.target }} went unanswered in the last 5 minutes (more than %g%%): the path drops packets or is down.' % (100 * c.pathLossRatio), c.pathLossFor),
+        alert('FabricPathTargetLossy', 'warning', |||
+          %(shared)s * on (target) group_right () %(nodeInstance)s
+          or
+          %(shared)s unless on (target) %(nodeInstance)s
+        ||| % { shared: sharedTarget, nodeInstance: nodeInstance },
+              'Most nodes that probe one node lose their probes to it: the far end is at fault.',
+              '{{ $value | humanizePercentage }} of the nodes probing {{ $labels.target }} (%s of %s) lose more than %g%% of their latency probes to it: the fault is at {{ $labels.target }} or its link (a node down or cut off when its exporter is down too), not on each path. The per-path FabricPathLoss and FabricPathRttJump alerts to it, and its FabricExporterDown, are held back under this one.' % [
+                '{{ with printf `target:fabric_path_lossy_probers:count{target=%q}` $labels.target | query }}{{ . | first | value | humanize }}{{ end }}',
+                '{{ with printf `target:fabric_path_probers:count{target=%q}` $labels.target | query }}{{ . | first | value | humanize }}{{ end }}',
+                100 * c.pathLossRatio,
+              ], c.pathSharedFor),
+        alert('FabricPathSourceLossy', 'warning', sharedSource,
+              'A node loses its probes to most of its mesh peers: its own end is at fault.',
+              '{{ $labels.instance }} loses more than %g%% of its latency probes to {{ $value | humanizePercentage }} of its mesh peers (%s of them, peers that most nodes lose left out), which their other probers reach: the fault is at {{ $labels.instance }} itself (its NIC, link or uplink, a firewall), not on each path. Its per-path FabricPathLoss and FabricPathRttJump alerts, and FabricPathTargetLossy for it, are held back under this one.' % [
+                100 * c.pathLossRatio,
+                '{{ with printf `instance:fabric_path_lossy_targets:count{instance=%q}` $labels.instance | query }}{{ . | first | value | humanize }}{{ end }}',
+              ], c.pathSharedFor),
         alert('FabricPathRttJump', 'warning', |||
           instance_target:fabric_path_rtt_seconds:median5m
             > %(pathRttJumpFactor)s * instance_target:fabric_path_rtt_seconds:median_baseline

@@ -83,6 +83,10 @@ local table = {
   // than its own past is a path fault, no bottleneck shape.
   FabricPathLoss: null,
   FabricPathRttJump: null,
+  // One node at the end of many lossy paths: a node fault (down, its link or
+  // uplink), no bottleneck shape; the breaker must not count it either.
+  FabricPathTargetLossy: null,
+  FabricPathSourceLossy: null,
   // The breaker itself: its `shape` label comes from the alerts it counts.
   FabricFleetWideShape: 'counted',
 };

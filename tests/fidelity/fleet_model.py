@@ -8,11 +8,25 @@ instance="<node>:9877" as a scrape would add them.
 
 Time runs in steps of `Fleet.step_seconds` from 0; a value may be a constant or a function of
 the time in seconds (None: no sample at that time).
+
+Every node runs the latency mesh (on wherever the TCP probe is, docs/probes/mesh.md) to each
+other node, up to MESH_MAX_PEERS: 12 probes a minute per path, answered within the node's
+`mesh_rtt` unless `mesh_loss[target]` (a fraction, constant or f(t)) says otherwise. A node with
+`dies_at` stops answering then: its exporter's series end (only `up` stays, at 0) and every
+mesh probe to it is lost.
 """
 import math
 
 GB = 1e9
 Gbit = 1e9 / 8
+
+# The mesh (exporter/path_mesh): probes per hour per path at the default 5 s interval, the
+# default max_peers, and the histogram's bucket bounds (path_stats.h) as the exposition
+# writes them.
+MESH_PROBES_PER_HOUR = 720
+MESH_MAX_PEERS = 16
+MESH_BUCKETS = [5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
+                5e-2, 0.1]
 
 # What a probe rung publishes besides its throughput, and which verdicts it has (the
 # `fabric_probe_verdict{verdict}` series exist for each, 0 or 1).
@@ -162,7 +176,7 @@ class Node:
                  rmem_max=268435456, wmem_max=268435456, tcp_rmem_max=268435456,
                  tcp_wmem_max=268435456, tx_pause_per_hour=15, rx_pause_per_hour=10,
                  squeeze_per_hour=0, retransmits_per_hour=2000, crc_per_hour=0, cpus=2,
-                 config_sha='0' * 64, up=True):
+                 config_sha='0' * 64, up=True, mesh_rtt=30e-6, dies_at=None):
         self.name = name
         self.address = address
         self.line_rate = line_rate  # bytes/s, constant or f(t)
@@ -186,6 +200,9 @@ class Node:
         self.cpus = cpus
         self.config_sha = config_sha
         self.up = up
+        self.mesh_rtt = mesh_rtt  # seconds, every answered mesh probe
+        self.mesh_loss = {}       # target -> lost fraction of the mesh probes (constant or f(t))
+        self.dies_at = dies_at    # seconds: from then on the node answers nothing
         self.results = []        # ProbeResult
         self.paths = {}          # peer -> {'egress_ok': bool|f, 'jumbo_ok': bool|f}
         self.flows = []          # Flow
@@ -242,6 +259,53 @@ class Fleet:
         return out
 
     def _node_series(self, n):
+        out = self._live_series(n)
+        if n.dies_at is None:
+            return out
+        # A dead node's exporter is not scraped: its series end, `up` reads 0.
+        for ser in out:
+            live = ser.value
+            if ser.name == 'up':
+                ser.value = (lambda t, live=live: 0 if t >= n.dies_at else _const_or(live, t))
+            else:
+                ser.value = (lambda t, live=live: None if t >= n.dies_at else _const_or(live, t))
+        return out
+
+    def mesh_peers(self, name):
+        return [p for p in sorted(self.nodes) if p != name][:MESH_MAX_PEERS]
+
+    def _mesh_loss(self, n, target):
+        loss = n.mesh_loss.get(target, 0)
+        dies_at = self.nodes[target].dies_at
+        if dies_at is None:
+            return loss
+        return lambda t: 1 if t >= dies_at else _const_or(loss, t)
+
+    def _mesh_series(self, s, n):
+        out = []
+        for target in self.mesh_peers(n.name):
+            key = {'target': target}
+            loss = self._mesh_loss(n, target)
+            probes = counter(MESH_PROBES_PER_HOUR)
+            if callable(loss):
+                lost = counter(lambda t, loss=loss: MESH_PROBES_PER_HOUR * loss(t))
+            else:
+                lost = counter(MESH_PROBES_PER_HOUR * loss)
+
+            def answered(t, probes=probes, lost=lost):
+                return probes(t) - lost(t)
+            out.append(s('fabric_path_probes_total', key, probes))
+            out.append(s('fabric_path_lost_total', key, lost))
+            for le in MESH_BUCKETS:
+                out.append(s('fabric_path_rtt_seconds_bucket', dict(key, le=repr(le)),
+                             answered if n.mesh_rtt <= le else 0))
+            out.append(s('fabric_path_rtt_seconds_bucket', dict(key, le='+Inf'), answered))
+            out.append(s('fabric_path_rtt_seconds_count', key, answered))
+            out.append(s('fabric_path_rtt_seconds_sum', key,
+                         lambda t, answered=answered: answered(t) * n.mesh_rtt))
+        return out
+
+    def _live_series(self, n):
         base = {'job': 'fabric', 'instance': '%s:9877' % n.name}
 
         def s(name, labels, value):
@@ -250,7 +314,8 @@ class Fleet:
             return Series(name, lab, value)
 
         out = [s('up', {}, 1 if n.up else 0)]
-        for c in ('flows', 'netdev', 'pcie', 'probes', 'rdma', 'sockbuf', 'softnet', 'tcp'):
+        for c in ('flows', 'mesh', 'netdev', 'pcie', 'probes', 'rdma', 'sockbuf', 'softnet',
+                  'tcp'):
             out.append(s('fabric_scrape_collector_success', {'collector': c}, 1))
         out.append(s('fabric_exporter_config_info', {'sha256': n.config_sha}, 1))
         out.append(s('fabric_fleet_node_info', {
@@ -303,6 +368,7 @@ class Fleet:
                      counter(n.retransmits_per_hour)))
         for r in n.results:
             out.extend(self._result_series(s, r))
+        out.extend(self._mesh_series(s, n))
         for peer, p in n.paths.items():
             key = {'probe': 'path', 'target': peer, 'direction': ''}
             out.append(s('fabric_probe_success', key, 1))

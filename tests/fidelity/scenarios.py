@@ -521,3 +521,71 @@ def shape15_near():
     b.tx_pause_per_hour = 400
     b.squeeze_per_hour = 1200
     return f, set()
+
+
+# ---- the latency mesh (issue 22: no alert floods) ----------------------------------------
+# Six nodes, each probing the five others with the mesh. Bandwidth pairs are measured every
+# 3 hours, as at fleet scale, so none runs in the scenario after its first round and the
+# mesh is what sees the fault. The fault starts at 100 minutes of 120. The fidelity test
+# asserts what fires; which of it Alertmanager holds back (deploy/examples/alertmanager.yml)
+# is asserted by tests/rules/alertmanager_test.py against a real Alertmanager.
+
+MESH = ['node-%s' % c for c in 'abcdef']
+MESH_FAULT = 100 * 60
+
+
+def fleet6():
+    nodes = [Node(name, '198.18.0.%d' % (i + 1)) for i, name in enumerate(MESH)]
+    fleet = Fleet(nodes)
+    for n in nodes:
+        fleet.healthy_probes(n.name)
+        for r in n.results:
+            r.period = 3 * 3600
+    return fleet
+
+
+@scenario('mesh-healthy', kind='healthy')
+def mesh_healthy():
+    return fleet6(), set()
+
+
+@scenario('mesh-dead-target')
+def mesh_dead_target():
+    # node-f dies: its five probers lose every probe to it, its exporter is gone. Fired: the
+    # per-target alert (naming node-f's exporter from the remembered mapping), the five
+    # per-path losses and FabricExporterDown; Alertmanager notifies the per-target one only.
+    f = fleet6()
+    f.node('node-f').dies_at = MESH_FAULT
+    dead = 'node-f'
+    return f, ({('FabricPathTargetLossy', dead, dead), ('FabricExporterDown', dead, None)}
+               | {('FabricPathLoss', p, dead) for p in MESH if p != dead})
+
+
+@scenario('mesh-bad-own-uplink')
+def mesh_bad_own_uplink():
+    # node-f's fabric uplink drops every frame (its exporter is still scraped over the
+    # management network): it loses its probes to all five peers, and they lose theirs to it.
+    # Fired: the per-source alert, the per-target alert for node-f, ten per-path losses;
+    # Alertmanager notifies the per-source one only.
+    f = fleet6()
+    bad = 'node-f'
+
+    def down(t):
+        return 1 if t >= MESH_FAULT else 0
+    for p in MESH:
+        if p != bad:
+            f.node(bad).mesh_loss[p] = down
+            f.node(p).mesh_loss[bad] = down
+    return f, ({('FabricPathSourceLossy', bad, None), ('FabricPathTargetLossy', bad, bad)}
+               | {('FabricPathLoss', bad, p) for p in MESH if p != bad}
+               | {('FabricPathLoss', p, bad) for p in MESH if p != bad})
+
+
+@scenario('mesh-one-lossy-path', kind='near-miss')
+def mesh_one_lossy_path():
+    # One path drops 2 probes in 12 (17%): that path's alert alone. node-a loses one of its
+    # five targets, node-b is lost by one of its five probers.
+    f = fleet6()
+    f.node('node-a').mesh_loss['node-b'] = lambda t: 2 / 12 if t >= MESH_FAULT else 0
+    return f, {('FabricPathLoss', 'node-a', 'node-b')}
+
