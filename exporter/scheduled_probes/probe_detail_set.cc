@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "active-probes/probe/error_kinds.h"
 #include "exporter/scheduled_probes/path_rotation.h"
 
 namespace fabric {
@@ -136,7 +137,10 @@ std::optional<double> SendResultSince(const ResultStore& store, const std::strin
   auto record = store.Find({probe::Rung::kTcpMulti, peer, probe::Direction::kSend});
   if (!record || record->timestamp_seconds < since) return std::nullopt;
   if (!record->success) {
-    if (record->failure_reason == "busy") return std::nullopt;
+    // A peer too busy to answer says nothing about the path (the record keeps
+    // the reason's label: its typed row gives the code).
+    const probe::ErrorKind* kind = probe::KindOfReason(record->failure_reason);
+    if (kind != nullptr && kind->code == ErrorCode::kBusy) return std::nullopt;
     return 0.0;
   }
   auto value = record->values.find(probe::ProbeValue::kThroughput);
