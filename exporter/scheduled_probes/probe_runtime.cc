@@ -331,7 +331,13 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       const probe::ProbeContext context = Context(token);
       BudgetSpan spent(budget_, clock_);
       const double start = clock_.WallSeconds();
-      const uint64_t meeting = meetings_[peer.name];
+      // A single node's loopback ladder is whole at the first round.
+      const uint64_t meeting =
+          meetings_
+              .try_emplace(peer.name, settings_.loopback
+                                          ? 0
+                                          : FirstMeeting(settings_.tcp, self.name, peer.name))
+              .first->second;
       const bool with_single = SingleStreamDue(settings_.tcp, meeting);
       ProbeOutcome outcome = RunTcpLadder(settings_.tcp, self, peer, context, store_, with_single);
       // A meeting whose single-stream run did not happen keeps the turn.

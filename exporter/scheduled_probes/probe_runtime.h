@@ -122,8 +122,8 @@ class ProbeRuntime {
   ProbeBudget budget_;
   ComparisonRotation pair_comparisons_;
   ComparisonRotation storage_comparisons_;
-  // Plan meetings with each peer since start-up (the single-stream rung's
-  // turn); only the scheduler's thread touches it.
+  // Plan meetings with each peer, counted from the pair's FirstMeeting (the
+  // single-stream rung's turn); only the scheduler's thread touches it.
   std::map<std::string, uint64_t> meetings_;
   // Who gets per-pair series, the bisection, the path rotation; null while
   // replaying a recording (every record is then published).

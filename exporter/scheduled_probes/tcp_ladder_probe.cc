@@ -172,6 +172,22 @@ bool SingleStreamDue(const TcpLadderSettings& settings, uint64_t meeting) {
          meeting % std::max<uint32_t>(settings.single_stream_every, 1) == 0;
 }
 
+uint64_t FirstMeeting(const TcpLadderSettings& settings, std::string_view self,
+                      std::string_view peer) {
+  const uint32_t every = std::max<uint32_t>(settings.single_stream_every, 1);
+  // FNV-1a over "self NUL peer": the same in every build and run (std::hash
+  // need not be), so a restart keeps each pair's phase and the simulator is
+  // deterministic.
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](std::string_view text) {
+    for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  };
+  mix(self);
+  mix(std::string_view("\0", 1));
+  mix(peer);
+  return hash % every;
+}
+
 bool PairComparisonTurn(const TcpLadderSettings& settings, uint64_t meeting) {
   const uint32_t every = std::max<uint32_t>(settings.single_stream_every, 1);
   return meeting % every == 1 % every;

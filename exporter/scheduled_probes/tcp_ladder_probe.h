@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "active-probes/probe/probe.h"
@@ -71,9 +72,16 @@ class TcpRungProbe : public probe::Probe {
 // The ProbeRecords every TCP rung to `peer` produces, for ResultStore::Expect.
 std::vector<ProbeKey> TcpLadderKeys(const TcpLadderSettings& settings, const std::string& peer);
 
-// Whether a pair's `meeting`-th plan meeting (0: the first since start-up)
-// runs the single-stream rung.
+// Whether a pair's `meeting`-th plan meeting runs the single-stream rung.
+// Meetings are counted from the pair's FirstMeeting, not from 0.
 bool SingleStreamDue(const TcpLadderSettings& settings, uint64_t meeting);
+// Where a pair's meeting count starts: a phase in [0, single_stream_every)
+// fixed by the two names, so a node's pairs take their single-stream turns
+// at different meetings. Counted from 0 for all, every pair's first meeting
+// would carry the rung, and a fleet's first pass over its pairs would spend
+// a budget share the steady state never does.
+uint64_t FirstMeeting(const TcpLadderSettings& settings, std::string_view self,
+                      std::string_view peer);
 // Whether it is a turn for the pair's comparison runs (copy mode, the stream
 // sweep): the meeting after each single-stream one, so no meeting holds both
 // and the comparisons leave the storage comparisons their share of the budget.

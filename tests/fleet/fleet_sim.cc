@@ -201,7 +201,7 @@ struct Node {
   std::unique_ptr<Scheduler> scheduler;
   double busy_seconds = 0;
   double session_end = 0;               // Its responder or prober is busy until then.
-  std::map<size_t, uint64_t> meetings;  // Plan meetings it initiated, by peer.
+  std::map<size_t, uint64_t> meetings;  // Plan meetings it initiated, by peer (from FirstMeeting).
 };
 
 class Simulation {
@@ -307,8 +307,12 @@ class Simulation {
     if (!planned || !planned->initiator) return ProbeOutcome::kIdle;
     // The probe time the runtime spends on this meeting (tcp_ladder_probe.h):
     // the single-stream rung only at its turn.
-    const double ladder =
-        TcpLadderSeconds(options_.tcp, SingleStreamDue(options_.tcp, n.meetings[planned->peer]));
+    const uint64_t meeting =
+        n.meetings
+            .try_emplace(planned->peer, FirstMeeting(options_.tcp, fabric_.nodes[n.index].name,
+                                                     fabric_.nodes[planned->peer].name))
+            .first->second;
+    const double ladder = TcpLadderSeconds(options_.tcp, SingleStreamDue(options_.tcp, meeting));
     if (!Claim(n, planned->peer, ladder)) return ProbeOutcome::kBusy;
     ++n.meetings[planned->peer];
     const uint64_t salt = ++runs_;

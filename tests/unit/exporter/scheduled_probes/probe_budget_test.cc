@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "exporter/scheduled_probes/probe_runtime.h"
 #include "exporter/scheduled_probes/storage_comparison_probe.h"
 #include "exporter/scheduled_probes/tcp_comparison_probe.h"
@@ -112,6 +115,35 @@ TEST(ProbeBudget, DefaultsLeaveRoomForTheComparisons) {
                                     tcp.single_stream_every +
                                 storage_rungs * 3600 / storage.interval_seconds;
   EXPECT_LT(rungs_per_hour, 0.75 * settings.budget * 3600);
+}
+
+TEST(ProbeBudget, PairsStartTheirSingleStreamTurnsAtDifferentMeetings) {
+  TcpLadderSettings tcp;
+  tcp.single_stream_every = 4;
+  // Stable for a pair, and the order of the names matters (each end counts
+  // the meetings it initiates).
+  EXPECT_EQ(FirstMeeting(tcp, "node-1", "node-2"), FirstMeeting(tcp, "node-1", "node-2"));
+  std::map<uint64_t, int> phases;
+  for (int i = 0; i < 400; ++i) {
+    const uint64_t first = FirstMeeting(tcp, "node-0", "node-" + std::to_string(i + 1));
+    ASSERT_LT(first, 4u);
+    ++phases[first];
+  }
+  // A node's first pass over 400 peers carries the single-stream rung at
+  // about a quarter of its meetings, not at all of them.
+  ASSERT_EQ(phases.size(), 4u);
+  for (const auto& [phase, pairs] : phases) {
+    EXPECT_GT(pairs, 60) << "phase " << phase;
+    EXPECT_LT(pairs, 140) << "phase " << phase;
+  }
+  int single_at_first = 0;
+  for (int i = 0; i < 400; ++i) {
+    single_at_first +=
+        SingleStreamDue(tcp, FirstMeeting(tcp, "node-0", "node-" + std::to_string(i + 1)));
+  }
+  EXPECT_EQ(single_at_first, phases[0]);
+  tcp.single_stream_every = 1;
+  EXPECT_EQ(FirstMeeting(tcp, "node-0", "node-7"), 0u);
 }
 
 TEST(ProbeBudget, SingleStreamRunsAtEveryNthMeeting) {
