@@ -95,12 +95,8 @@ g.dashboard(
       'PCIe link changes between scrapes',
       'Speed and width transitions of each device\'s PCIe link counted by the exporter\'s link sampler (every 0.5 s, so a drop and recovery between two scrapes is seen), and the share of time it spent below what it can train to (FabricPcieLinkUnstable).',
       [
-        g.target('sum by (instance, address, dimension) (increase(fabric_pcie_link_transitions_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} {{dimension}} transitions') {
-          noDataOnFixtures:: 'the test fleet\'s PCIe tree (pcie-healthy) has no recorded link trace; the h200 golden shows these series',
-        },
-        g.target('sum by (instance, address, dimension) (rate(fabric_pcie_link_below_capable_seconds_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} below capable {{dimension}} (share of time)') {
-          noDataOnFixtures:: 'as above',
-        },
+        g.target('sum by (instance, address, dimension) (increase(fabric_pcie_link_transitions_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} {{dimension}} transitions'),
+        g.target('sum by (instance, address, dimension) (rate(fabric_pcie_link_below_capable_seconds_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} below capable {{dimension}} (share of time)'),
       ],
       'short', w=12,
     ),

@@ -140,11 +140,15 @@ class NetdevCollector : public Collector {
       errors_.Record(ifname, "ethtool_driver", got.error());
     }
     if (info) EmitInfo(ifname, *info, pci_from_link, sink);
-    if (auto v = Ask(ifname, "ethtool_pause", ethtool_->Pause(ifname))) EmitPause(*v, dev, sink);
-    if (auto v = Ask(ifname, "ethtool_channels", ethtool_->Channels(ifname))) {
-      EmitChannels(*v, dev, sink);
+    if (auto v = Ask(ifname, "ethtool_pause", ethtool_->Pause(ifname))) {
+      EmitPause(*v, with_role, sink);
     }
-    if (auto v = Ask(ifname, "ethtool_rings", ethtool_->Rings(ifname))) EmitRings(*v, dev, sink);
+    if (auto v = Ask(ifname, "ethtool_channels", ethtool_->Channels(ifname))) {
+      EmitChannels(*v, with_role, sink);
+    }
+    if (auto v = Ask(ifname, "ethtool_rings", ethtool_->Rings(ifname))) {
+      EmitRings(*v, with_role, sink);
+    }
     if (auto v = Ask(ifname, "ethtool_fec", ethtool_->Fec(ifname))) EmitFec(*v, with_role, sink);
     if (auto v = Ask(ifname, "ethtool_coalesce", ethtool_->Coalesce(ifname))) {
       EmitCoalesce(*v, with_role, sink);

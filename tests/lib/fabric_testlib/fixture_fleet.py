@@ -32,15 +32,20 @@ def free_port():
 
 
 def build_tree(tmp):
-    """pcie-healthy's sysfs with the nics tree's fabric NIC attributes."""
+    """pcie-healthy's sysfs with the nics tree's fabric NIC attributes, and
+    the nics NIC's recorded PCIe link trace (a retrain to x8 and back between
+    two scrapes) on the first NIC's function."""
     sys_dir = os.path.join(tmp, 'sys')
     shutil.copytree(os.path.join(FIXTURES, 'pcie-healthy', 'sys'), sys_dir, symlinks=True)
     for dev in ('ens1f0np0', 'ens1f1np1'):
         src = os.path.join(FIXTURES, 'nics', 'sys', 'class', 'net', dev)
         dst = os.path.realpath(os.path.join(sys_dir, 'class', 'net', dev))
+        function = os.path.dirname(os.path.dirname(dst))
         # The `device` link marks a physical NIC; point it at pcie-healthy's function.
-        os.symlink(os.path.relpath(os.path.dirname(os.path.dirname(dst)), dst),
-                   os.path.join(dst, 'device'))
+        os.symlink(os.path.relpath(function, dst), os.path.join(dst, 'device'))
+        if dev == 'ens1f0np0':
+            trace = os.path.join(os.path.realpath(os.path.join(src, 'device')), 'pcie_link.recorded')
+            shutil.copy(trace, os.path.join(function, 'pcie_link.recorded'))
         for entry in os.listdir(src):
             if entry == 'device':
                 continue

@@ -35,9 +35,10 @@ TEST(NetdevCollectorTest, Mlx5FabricCountersAreTypedWithLabels) {
   EXPECT_NE(t.find("# TYPE fabric_netdev_driver_pause_frames_total counter"), std::string::npos);
   // Standard pause statistics and settings.
   EXPECT_TRUE(Has(t,
-                  "fabric_netdev_pause_frames_total{device=\"ens1f0np0\",direction=\"tx\"} "
-                  "51234"));
-  EXPECT_TRUE(Has(t, "fabric_netdev_pause_enabled{device=\"ens1f0np0\",direction=\"tx\"} 1"));
+                  "fabric_netdev_pause_frames_total{device=\"ens1f0np0\",direction=\"tx\","
+                  "role=\"other\"} 51234"));
+  EXPECT_TRUE(Has(
+      t, "fabric_netdev_pause_enabled{device=\"ens1f0np0\",direction=\"tx\",role=\"other\"} 1"));
   EXPECT_TRUE(Has(t,
                   "fabric_netdev_info{device=\"ens1f0np0\",driver=\"mlx5_core\","
                   "driver_version=\"6.1.0-18-amd64\",firmware_version=\"22.39.1002 "
@@ -45,7 +46,7 @@ TEST(NetdevCollectorTest, Mlx5FabricCountersAreTypedWithLabels) {
   EXPECT_TRUE(Has(t, "fabric_netdev_speed_bytes{device=\"ens1f0np0\"} 12500000000"));
   EXPECT_TRUE(Has(t,
                   "fabric_netdev_channels{bound=\"current\",device=\"ens1f0np0\","
-                  "kind=\"combined\"} 4"));
+                  "kind=\"combined\",role=\"other\"} 4"));
 }
 
 TEST(NetdevCollectorTest, AbsentIsAbsentNotZero) {
@@ -57,7 +58,8 @@ TEST(NetdevCollectorTest, AbsentIsAbsentNotZero) {
   EXPECT_EQ(t.find("fabric_netdev_speed_bytes{device=\"eth0\""), std::string::npos);
   EXPECT_EQ(t.find("fabric_netdev_full_duplex{device=\"eth0\""), std::string::npos);
   // ice reports pause settings without statistics.
-  EXPECT_TRUE(Has(t, "fabric_netdev_pause_enabled{device=\"ens2f0\",direction=\"rx\"} 0"));
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_pause_enabled{device=\"ens2f0\",direction=\"rx\",role=\"other\"} 0"));
   EXPECT_EQ(t.find("fabric_netdev_pause_frames_total{device=\"ens2f0\""), std::string::npos);
   // mlx5 has no ice-style XON counters.
   EXPECT_EQ(t.find("fabric_netdev_driver_pause_resume_frames_total{device=\"ens1f0np0\""),
