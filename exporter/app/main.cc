@@ -63,7 +63,8 @@ std::vector<NamedCollector> BuildCollectors(const ExporterOptions& options, cons
     if (!enabled) continue;
     ConfigNode settings = CollectorSettings(options, spec.name);
     const Fleet* fleet = options.fleet ? &*options.fleet : nullptr;
-    collectors.push_back({std::string(spec.name), spec.factory({root, settings, fleet})});
+    collectors.push_back(
+        {std::string(spec.name), spec.factory({root, settings, fleet, options.probes.tcp.port})});
   }
   return collectors;
 }

@@ -24,7 +24,7 @@ bool Delta(uint64_t now, uint64_t before, double& out) {
 
 }  // namespace
 
-std::vector<Application> DefaultApplications() {
+std::vector<Application> DefaultApplications(uint16_t probe_port) {
   return {
       {"ssh", {{22, 22}}},
       {"rsync", {{873, 873}}},
@@ -32,7 +32,7 @@ std::vector<Application> DefaultApplications() {
       {"smb", {{445, 445}}},
       {"iscsi", {{3260, 3260}}},
       {"iperf3", {{5201, 5201}}},
-      {"fabric_probe", {{9878, 9878}}},
+      {"fabric_probe", {{probe_port, probe_port}}},
       {"ceph", {{6789, 6789}, {6800, 7300}}},
   };
 }

@@ -29,8 +29,9 @@ struct Application {
 };
 
 // ssh 22, rsync 873, nfs 2049, smb 445, iscsi 3260, iperf3 5201, the fabric
-// probe responder 9878, ceph 6789 and 6800-7300.
-std::vector<Application> DefaultApplications();
+// probe's `probe_port` (its responder; probes.tcp.port), ceph 6789 and
+// 6800-7300.
+std::vector<Application> DefaultApplications(uint16_t probe_port = 9878);
 
 // The application of a connection from its well-known port: whichever of
 // the two ports is in the table (the lower one when both are, since servers

@@ -32,8 +32,9 @@ PortRange ParsePortRange(const ConfigNode& apps, const std::string& name, const 
   return {static_cast<uint16_t>(*first), static_cast<uint16_t>(*last)};
 }
 
-FlowsSettings ParseSettings(const ConfigNode& node) {
+FlowsSettings ParseSettings(const ConfigNode& node, uint16_t probe_port) {
   FlowsSettings settings;
+  settings.applications = DefaultApplications(probe_port);
   if (auto prefixes = node.StringList("local_addresses")) {
     for (const auto& text : *prefixes) {
       auto prefix = ParseIpPrefix(text);
@@ -188,7 +189,7 @@ class FlowsCollector : public Collector {
 
 std::unique_ptr<Collector> MakeFlowsCollector(const CollectorContext& context) {
   const ConfigNode& node = context.settings;
-  FlowsSettings settings = ParseSettings(node);
+  FlowsSettings settings = ParseSettings(node, context.probe_port);
   std::vector<FlowSnapshot> recording;
   if (auto path = node.String("recording")) {
     std::filesystem::path p(*path);

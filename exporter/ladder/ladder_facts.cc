@@ -9,7 +9,7 @@ namespace fabric::ladder {
 namespace {
 
 constexpr std::array<std::string_view, 14> kFactFamilies = {
-    "fabric_flows_best_flow_goodput_bytes_per_second",
+    "fabric_flows_goodput_bytes_per_second",
     "fabric_netdev_speed_bytes",
     "fabric_pcie_link_current_width_lanes",
     "fabric_pcie_link_max_width_lanes",
@@ -125,13 +125,14 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
       if (Label(sample, "bound") == m.bound) facts.socket_buffer_max[m.sysctl] = ValueOf(sample);
     }
   }
-  if (const MetricFamily* flows =
-          FamilyNamed(families, "fabric_flows_best_flow_goodput_bytes_per_second")) {
+  // As instance_target_direction:fabric_transfers_bytes_per_second:sum: every application's
+  // bulk flows but the probe's own, a flow its remote sender limits counted as received.
+  if (const MetricFamily* flows = FamilyNamed(families, "fabric_flows_goodput_bytes_per_second")) {
     for (const auto& m : flows->metric) {
       auto name = peer_names.find(Label(m, "peer"));
-      if (name == peer_names.end()) continue;
-      double& best = facts.transfers[name->second];
-      best = std::max(best, ValueOf(m));
+      if (name == peer_names.end() || Label(m, "application") == "fabric_probe") continue;
+      const char* direction = Label(m, "limiter") == "remote_sender" ? "receive" : "send";
+      facts.transfers[name->second][direction] += ValueOf(m);
     }
   }
   return facts;

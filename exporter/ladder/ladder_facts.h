@@ -1,7 +1,7 @@
 // The ladder's passive layers from one scrape's metric families: the fabric interface's line
 // rate (netdev), its PCIe path (pcie, joined through fabric_pcie_netdev_info as the rules do),
-// the best real bulk flow per peer (flows) and the socket-buffer maxima (sockbuf). The same
-// families /metrics serves, so the page and Prometheus never disagree.
+// the real bulk transfers per peer and direction (flows) and the socket-buffer maxima (sockbuf).
+// The same families /metrics serves, so the page and Prometheus never disagree.
 #pragma once
 
 #include <prometheus/metric_family.h>

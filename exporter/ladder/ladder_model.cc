@@ -174,13 +174,15 @@ const ProbeRecord* Find(const LadderInput& input, Rung rung,
 
 // The thresholds of the rule bundle's _config (rules/mixin/config.libsonnet) that the shapes
 // below share with their alerts; tests/rules/ladder_agreement_test.py fails when they drift.
-constexpr double kPcieLineRatio = 0.95;          // pcieLineRatio
-constexpr double kBdpFactor = 1;                 // bdpFactor
-constexpr double kTxRxRatio = 0.85;              // txRxRatio
-constexpr double kHarnessCpuRatio = 0.9;         // harnessCpuRatio
-constexpr double kSweepGain = 1.1;               // sweepGain
-constexpr double kStorageLatencySeconds = 0.01;  // storageLatencySeconds
-constexpr double kStorageLatencyGain = 3;        // storageLatencyGain
+constexpr double kPcieLineRatio = 0.95;               // pcieLineRatio
+constexpr double kBdpFactor = 1;                      // bdpFactor
+constexpr double kTxRxRatio = 0.85;                   // txRxRatio
+constexpr double kHarnessCpuRatio = 0.9;              // harnessCpuRatio
+constexpr double kSweepGain = 1.1;                    // sweepGain
+constexpr double kStorageLatencySeconds = 0.01;       // storageLatencySeconds
+constexpr double kStorageLatencyGain = 3;             // storageLatencyGain
+constexpr double kTransferMinBytesPerSecond = 250e6;  // transferMinBytesPerSecond
+constexpr double kTransferCriticalRatio = 0.25;       // transferCriticalRatio
 
 bool Has(const ProbeRecord& r, ProbeValue value) { return r.values.count(value) > 0; }
 
@@ -371,6 +373,28 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
              ": one I/O at a time moves " + FormatRate(one_rate) + " at " + Seconds(p50) +
              " per I/O, the loaded run " + FormatRate(loaded_rate));
   }
+  // FabricTransfersFarBelowLadder: while real bulk transfers move at least a floor in one
+  // direction, their sum is far below what the N-stream TCP probe proved uncontended on the
+  // same path and direction.
+  if (auto flows = input.facts.transfers.find(input.peer); flows != input.facts.transfers.end()) {
+    for (Direction direction : probe::InfoOf(Rung::kTcpMulti).directions) {
+      auto moved = flows->second.find(std::string(probe::DirectionName(direction)));
+      const ProbeRecord* multi = Find(input, Rung::kTcpMulti, direction);
+      if (moved == flows->second.end() || moved->second <= kTransferMinBytesPerSecond ||
+          multi == nullptr || Raised(*multi, Verdict::kContended)) {
+        continue;
+      }
+      const double proved = Value(*multi, ProbeValue::kThroughput);
+      if (proved <= 0 || moved->second / proved >= kTransferCriticalRatio) continue;
+      name("transfers_below_ladder",
+           "real transfers " + std::string(direction == Direction::kSend ? "send " : "receive ") +
+               FormatRate(moved->second) + ", " + FormatPercent(moved->second / proved) +
+               " of the " + FormatRate(proved) +
+               " the N-stream TCP probe proved on this path: the applications, not the fabric, "
+               "are the limit");
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -455,9 +479,17 @@ Ladder BuildLadder(const LadderInput& input) {
   transfers.id = "transfers";
   transfers.title = "real transfers";
   transfers.ceiling = false;
-  if (auto it = input.facts.transfers.find(input.peer); it != input.facts.transfers.end()) {
-    transfers.bytes_per_second = it->second;
-    transfers.detail = "best bulk flow now";
+  if (auto it = input.facts.transfers.find(input.peer);
+      it != input.facts.transfers.end() && !it->second.empty()) {
+    // The bar is the busier direction (usage, not a ceiling); the detail names both.
+    double busiest = 0;
+    for (const auto& [direction, rate] : it->second) {
+      busiest = std::max(busiest, rate);
+      transfers.detail +=
+          (transfers.detail.empty() ? "" : ", ") + direction + " " + FormatRate(rate);
+    }
+    transfers.bytes_per_second = busiest;
+    transfers.detail += " (bulk flows now)";
   } else {
     transfers.status = !input.transfers_absent_reason.empty() ? input.transfers_absent_reason
                                                               : "no bulk flow to this peer now";
@@ -526,15 +558,6 @@ Ladder BuildLadder(const LadderInput& input) {
     ladder.binding_text = "No layer measured yet.";
   }
   DetectShapes(input, ladder);
-  const Layer& t = ladder.layers.back();
-  if (ladder.binding >= 0 && t.bytes_per_second &&
-      *t.bytes_per_second < 0.5 * *ladder.layers[ladder.binding].bytes_per_second) {
-    ladder.shapes.push_back(
-        {"transfers_below_ladder",
-         "real transfers reach " +
-             FormatPercent(*t.bytes_per_second / *ladder.layers[ladder.binding].bytes_per_second) +
-             " of the binding layer: the application or its protocol is the limit"});
-  }
   return ladder;
 }
 

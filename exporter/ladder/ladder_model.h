@@ -25,8 +25,10 @@ struct PassiveFacts {
   int pcie_capable_width = 0;          // Lanes the device itself supports.
   bool pcie_slot_limited = false;      // A hop upstream is narrower than the card can train.
   int pcie_downtrained_hops = 0;       // Hops trained below what both ends support.
-  // Real bulk transfers to each peer (by peer name): the best flow's goodput, bytes/s.
-  std::map<std::string, double> transfers;
+  // Real bulk transfers with each peer (by peer name), bytes/s summed over the bulk flows in
+  // each direction ("send", "receive"; a flow the remote sender limits is received), the
+  // probe's own flows left out: what the transfers recording rule sums.
+  std::map<std::string, std::map<std::string, double>> transfers;
   // The socket-buffer maxima by sysctl name (net.core.rmem_max, net.core.wmem_max,
   // net.ipv4.tcp_rmem, net.ipv4.tcp_wmem: the largest buffer each lets a socket have), bytes.
   std::map<std::string, double> socket_buffer_max;

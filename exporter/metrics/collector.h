@@ -1,6 +1,7 @@
 // The collector interface and the registry entry that describes one.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -33,6 +34,10 @@ struct CollectorContext {
   const ConfigNode& settings;
   // The fleet config, when there is one (the netdev collector's NIC roles).
   const Fleet* fleet = nullptr;
+  // The TCP probe's port (probes.tcp.port: its responder's control and data
+  // connections): the flows collector labels those flows as the probe's own,
+  // so the transfers rung never counts the instrument as an application.
+  uint16_t probe_port = 9878;
 };
 
 struct CollectorSpec {

@@ -125,6 +125,39 @@ def added(record):
     return apply
 
 
+def flows(*sockets):
+    """A change that leaves the recording alone and gives the exporter a flows recording
+    (collectors.flows.recording) of bulk flows between node-a and node-b, 10 s apart. Each socket:
+    (remote port, 'send' or 'receive', bytes/s). A send flow is limited by the network (its
+    congestion window, busy the whole time); a receive flow by the remote sender."""
+    def apply(results):
+        pass
+    apply.flows = sockets
+    return apply
+
+
+def flow_recording(path, sockets):
+    lines = []
+    for t, scale in ((1000.0, 0), (1010.0, 10)):
+        lines += [f'snapshot {t}', 'address ens1f0np0 198.18.0.1']
+        for i, (port, direction, rate) in enumerate(sockets):
+            moved = int(rate * scale)
+            common = (f'socket 198.18.0.1:{40000 + i} 198.18.0.2:{port} cookie={i + 1} '
+                      'rwnd_limited_us=0 sndbuf_limited_us=0 ')
+            if direction == 'send':
+                lines.append(common + f'bytes_acked={moved} bytes_received=0 '
+                             f'busy_us={scale * 1000000} rtt_us=450 snd_cwnd=1200 snd_mss=8948 '
+                             'snd_wnd=16777216 rcv_space=65483 sndbuf=16777216 rcvbuf=131072 '
+                             f'delivery_rate={int(rate * 1.1)} total_retrans={scale * 10}')
+            else:
+                lines.append(common + f'bytes_acked={scale * 1000} bytes_received={moved} '
+                             f'busy_us={scale * 500} rtt_us=300 snd_cwnd=10 snd_mss=8948 '
+                             'snd_wnd=65536 rcv_space=12582912 sndbuf=87040 rcvbuf=25165824 '
+                             'delivery_rate=0 total_retrans=0')
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
 CPU = {'cpu_bound': True}
 OWN_CPU = {'local_cpu_ratio': 0.97, 'remote_cpu_ratio': 0.4}
 DEPTH1_WRITE = {'latency_p50_seconds': 0.0142, 'throughput_bytes_per_second': 7.0e7}
@@ -207,7 +240,22 @@ SCENARIOS = {
                                  {}, {'pcie_below_line_rate'}),
     'near miss: healthy PCIe': ([], ('pcie-healthy', {}), 'ens1f0np0',
                                 {}, set()),
+    # Shapes 8 and 9 at the path: real transfers far below the N-stream rung (11.7 GB/s each way
+    # in the base recording), judged on the flows' sum per direction as the rule does.
+    'transfers far below the ladder': ([flows((5201, 'send', 0.6e9), (5201, 'send', 0.4e9))],
+                                       NICS_SYS, 'ens1f0np0', {}, {'transfers_below_ladder'}),
+    'received transfers far below the ladder': ([flows((873, 'receive', 1.2e9))], NICS_SYS,
+                                                'ens1f0np0', {}, {'transfers_below_ladder'}),
+    'near miss: parallel transfer at 30% of the ladder': (
+        [flows((5201, 'send', 1.75e9), (5201, 'send', 1.75e9))], NICS_SYS, 'ens1f0np0', {},
+        set()),
+    'near miss: transfers below the floor': ([flows((2049, 'send', 0.2e9))], NICS_SYS,
+                                             'ens1f0np0', {}, set()),
+    'near miss: only the probe\'s own flows': ([flows((9878, 'send', 1.0e9))], NICS_SYS,
+                                                'ens1f0np0', {}, set()),
 }
+# `fabric_probe ladder` reads no flows (they are the exporter's collector): it never names these.
+EXPORTER_ONLY = {'transfers_below_ladder'}
 
 
 def physical_tree(tmp, fixture, speeds):
@@ -257,9 +305,15 @@ def prepare(tmp, name, changes, sysfs, iface, sysctls):
     if isinstance(sysfs, tuple):
         fixture = sysfs[0]
         sysfs = physical_tree(tmp, *sysfs)
+    sockets = [sock for c in changes for sock in getattr(c, 'flows', ())]
+    collectors = 'collectors:\n  pcie:\n' + pcie_settings(fixture)
+    if sockets:
+        recording = os.path.join(tmp, slug + '.flows.rec')
+        flow_recording(recording, sockets)
+        collectors += f'  flows:\n    recording: {recording}\n'
     config = os.path.join(tmp, slug + '.yml')
     with open(config, 'w') as f:
-        f.write('collectors:\n  pcie:\n' + pcie_settings(fixture) +
+        f.write(collectors +
                 'fleet:\n  self: node-a\n  nodes:\n'
                 f'    - {{name: node-a, address: 198.18.0.1, interface: {iface}, mtu: 9000}}\n'
                 f'    - {{name: node-b, address: 198.18.0.2, interface: {iface}, mtu: 9000}}\n'
@@ -283,12 +337,34 @@ def run_scenario(tmp, name, scenario):
                          capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0, f'{name}: fabric_probe ladder exited {cli.returncode}: {cli.stderr}'
     cli_shapes = json.loads(cli.stdout)['shape_ids']
+    assert not EXPORTER_ONLY & set(cli_shapes), f'{name}: the CLI named {cli_shapes}'
     alerts = {a for a, _ in SHAPE_ALERTS.values()}
     fired = rule_eval.firing_alerts(os.path.join(tmp, slug + '.test.json'),
                                     rule_eval.scrape_series(metrics, INSTANCE, STEPS),
                                     EVAL_MINUTES, alerts, BY)
     return {'page': page.shapes, 'cli': cli_shapes, 'rules': sorted(rules_shapes(fired)),
             'fired': sorted(fired), 'expected': sorted(expected)}
+
+
+def threshold_drift():
+    """The page's copies of rule thresholds (`constexpr double kName = VALUE;  // configKey` in
+    exporter/ladder/ladder_model.cc) against rules/mixin/config.libsonnet: one message per
+    constant whose key is missing there or whose value differs."""
+    with open(os.path.join(SOURCE_DIR, 'exporter', 'ladder', 'ladder_model.cc')) as f:
+        constants = re.findall(r'constexpr double (k\w+) = ([0-9.e+-]+);\s*// (\w+)', f.read())
+    config = json.loads(subprocess.run(
+        ['jsonnet', '-e', '(import "rules/mixin/config.libsonnet")._config'], cwd=SOURCE_DIR,
+        capture_output=True, text=True, check=True, timeout=60).stdout)
+    errors = []
+    if len(constants) < 5:
+        errors.append(f'ladder_model.cc: expected its rule thresholds, found {constants}')
+    for name, value, key in constants:
+        if key not in config:
+            errors.append(f'ladder_model.cc {name}: no {key} in rules/mixin/config.libsonnet')
+        elif float(value) != float(config[key]):
+            errors.append(f'ladder_model.cc {name} = {value}, but the rules use {key}: '
+                          f'{config[key]}')
+    return errors
 
 
 def doc_table():
@@ -325,6 +401,10 @@ def main():
     for shape, (alert, _) in SHAPE_ALERTS.items():
         if alert not in bundle:
             errors.append(f'SHAPE_ALERTS: {shape} maps to {alert}, which the bundle does not have')
+    if shutil.which('jsonnet'):
+        errors += threshold_drift()
+    else:
+        errors.append('jsonnet not installed: the page thresholds cannot be checked')
     if doc_table() != SHAPE_ALERTS:
         errors.append('docs/probes/scheduled.md#ladder-shape-alerts differs from SHAPE_ALERTS:\n'
                       f'  docs: {doc_table()}\n  test: {SHAPE_ALERTS}')
@@ -342,7 +422,8 @@ def main():
     width = max(len(n) for n in scenarios)
     print(f'{"scenario".ljust(width)}  ok  page / cli / rules (shape ids; "-" none)')
     for name, r in results.items():
-        same = set(r['page']) == set(r['cli']) == set(r['rules']) == set(r['expected'])
+        same = (set(r['page']) == set(r['rules']) == set(r['expected']) and
+                set(r['cli']) == set(r['expected']) - EXPORTER_ONLY)
         unmapped = [s for s in r['page'] + r['cli'] if s not in SHAPE_ALERTS]
         dupes = len(r['page']) != len(set(r['page']))
         cells = ' / '.join(','.join(sorted(r[k])) or '-' for k in ('page', 'cli', 'rules'))

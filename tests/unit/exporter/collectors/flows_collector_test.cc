@@ -112,5 +112,38 @@ TEST(FlowsCollectorTest, RecordingReplaysTheSameExpositionEveryScrape) {
             std::string::npos);
 }
 
+// The probe's own flows are named by the configured probe port, so the
+// transfers rung (which leaves application="fabric_probe" out) never counts
+// the instrument; the default port is then an ordinary one.
+TEST(FlowsCollectorTest, TheProbesOwnFlowsFollowTheConfiguredProbePort) {
+  testing::TestDir dir;
+  dir.Write("tree/flows.rec",
+            "snapshot 1\naddress fab0 198.18.9.1\n"
+            "socket 198.18.9.1:40000 198.18.9.2:19878 cookie=1 bytes_acked=0 bytes_received=0 "
+            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
+            "socket 198.18.9.1:40001 198.18.9.3:9878 cookie=2 bytes_acked=0 bytes_received=0 "
+            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
+            "snapshot 3\naddress fab0 198.18.9.1\n"
+            "socket 198.18.9.1:40000 198.18.9.2:19878 cookie=1 bytes_acked=600000000 "
+            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n"
+            "socket 198.18.9.1:40001 198.18.9.3:9878 cookie=2 bytes_acked=600000000 "
+            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n");
+  std::string config =
+      dir.Write("tree/fabric_exporter.yml", "collectors:\n  flows:\n    recording: flows.rec\n");
+  SysRoot root(dir.path().string(), dir.path().string());
+  ConfigNode file = ConfigNode::LoadFile(config);
+  ConfigNode settings = file.Child("collectors").Child("flows");
+  auto collector = MakeFlowsCollector({root, settings, nullptr, 19878});
+  const std::string text = Collect(*collector);
+  EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"fabric_probe\","
+                      "limiter=\"network\",peer=\"198.18.9.2\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"other\","
+                      "limiter=\"network\",peer=\"198.18.9.3\"}"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace fabric

@@ -149,7 +149,7 @@ TEST(LadderModel, ShapesInWords) {
   ProbeRecord depth1 = Rung("storage_write_depth1", "/data", "", 0.13e9);
   depth1.values[ProbeValue::kLatencyP50] = 0.012;
   in.records.push_back(depth1);
-  in.facts.transfers["node-b"] = 0.5e9;
+  in.facts.transfers["node-b"] = {{"send", 0.5e9}};
   Ladder l = BuildLadder(in);
   auto has = [&](const std::string& words) {
     return std::any_of(l.shapes.begin(), l.shapes.end(),
@@ -167,7 +167,9 @@ TEST(LadderModel, ShapesInWords) {
   EXPECT_TRUE(
       has("storage write latency-bound (p99 29.8 ms): one I/O at a time moves 1.0 Gbit/s at "
           "12.0 ms per I/O, the loaded run 104 Gbit/s"));
-  EXPECT_TRUE(has("real transfers reach 7.8% of the binding layer"));
+  EXPECT_TRUE(
+      has("real transfers send 4.0 Gbit/s, 4.3% of the 92.0 Gbit/s the N-stream TCP probe proved "
+          "on this path: the applications, not the fabric, are the limit"));
   EXPECT_EQ(BindingId(l), "storage_read");
   EXPECT_EQ(l.layers[l.network_binding].id, "pcie");  // 7.88e9: below RDMA and TCP now.
   EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 0.5e9);
@@ -375,6 +377,33 @@ TEST(LadderText, RatesInBitsLikeNicSpeeds) {
   EXPECT_EQ(FormatRate(106.25e6), "850 Mbit/s");
   EXPECT_EQ(FormatPercent(0.921), "92%");
   EXPECT_EQ(FormatPercent(0.048), "4.8%");
+}
+
+// FabricTransfersFarBelowLadder's evidence: the flows' sum in one direction, above the floor,
+// below the fraction of the uncontended N-stream result of the same path and direction.
+TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
+  auto named = [](const LadderInput& in) {
+    Ladder l = BuildLadder(in);
+    return std::any_of(l.shapes.begin(), l.shapes.end(),
+                       [](const Shape& s) { return s.id == "transfers_below_ladder"; });
+  };
+  LadderInput in = HealthyPath();
+  in.facts.transfers["node-b"] = {{"receive", 1.0e9}};  // 9% of the 11.0e9 received.
+  EXPECT_TRUE(named(in));
+  in.facts.transfers["node-b"] = {{"receive", 3.0e9}};  // 27%: above the fraction.
+  EXPECT_FALSE(named(in));
+  in.facts.transfers["node-b"] = {{"send", 0.2e9}};  // 1.7%, but below the floor.
+  EXPECT_FALSE(named(in));
+  in.facts.transfers["node-b"] = {{"send", 1.0e9}};
+  EXPECT_TRUE(named(in));
+  in.records[1].verdicts[Verdict::kContended] = true;  // The send result shared its path.
+  EXPECT_FALSE(named(in));
+  // The layer shows the busier direction and names both.
+  in.facts.transfers["node-b"] = {{"send", 1.0e9}, {"receive", 2.0e9}};
+  Ladder l = BuildLadder(in);
+  EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 2.0e9);
+  EXPECT_EQ(LayerOf(l, "transfers").detail,
+            "receive 16.0 Gbit/s, send 8.0 Gbit/s (bulk flows now)");
 }
 
 }  // namespace
