@@ -1,10 +1,13 @@
 // The kernel EthtoolBackend: SIOCETHTOOL ioctls for driver info, statistics
-// and channels; ethtool netlink (ethtool_netlink.h) for pause settings with
-// the standard pause-frame statistics, FEC with its statistics, coalescing,
-// rings and offload features, which the ioctl interface cannot return or
-// returns less precisely. Without libnl, or on kernels before 5.6 without the
-// netlink family, pause, FEC mode, coalescing, rings and features come from
-// the ioctl and the statistics are absent.
+// and channels. Pause settings with the standard pause-frame statistics, FEC
+// with its statistics, coalescing, rings and offload features are asked of
+// ethtool netlink (ethtool_netlink.h) first, which returns what the ioctl
+// interface cannot (the statistics) or returns less precisely (settings the
+// driver does not report, which the ioctl reads as 0); where netlink refuses
+// or is missing, the ioctl answers (NetlinkThenIoctl, ethtool_fallback.h):
+// without libnl, on kernels before 5.6 without the netlink family, on kernels
+// whose family lacks the request (ETHTOOL_MSG_FEC_GET came later) or refuses
+// ETHTOOL_FLAG_STATS. The ioctl gives the settings and no statistics.
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -25,6 +28,7 @@
 #include "exporter/backends/ethtool_backend.h"
 
 #ifdef FABRIC_WITH_LIBNL
+#include "exporter/backends/ethtool_fallback.h"
 #include "exporter/backends/ethtool_netlink.h"
 #endif
 
@@ -85,17 +89,13 @@ class KernelEthtoolBackend : public EthtoolBackend {
 
   Result<EthtoolPause> Pause(const std::string& ifname) override {
 #ifdef FABRIC_WITH_LIBNL
-    auto via_netlink = netlink_.Pause(ifname);
-    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
-      // No ethtool netlink family (kernel < 5.6): fall through to the ioctl.
+    auto pause = NetlinkThenIoctl(netlink_.Pause(ifname), [&] { return IoctlPause(ifname); });
+#else
+    auto pause = IoctlPause(ifname);
 #endif
-    ethtool_pauseparam pp{};
-    pp.cmd = ETHTOOL_GPAUSEPARAM;
-    FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &pp, "ETHTOOL_GPAUSEPARAM"));
-    EthtoolPause pause;
-    pause.autoneg = pp.autoneg != 0;
-    pause.rx = pp.rx_pause != 0;
-    pause.tx = pp.tx_pause != 0;
+    if (pause.ok() && !pause->autoneg && !pause->rx && !pause->tx) {
+      return MakeAbsent(ifname + ": no pause settings in the reply");
+    }
     return pause;
   }
 
@@ -113,9 +113,60 @@ class KernelEthtoolBackend : public EthtoolBackend {
 
   Result<EthtoolLimits> Rings(const std::string& ifname) override {
 #ifdef FABRIC_WITH_LIBNL
-    auto via_netlink = netlink_.Rings(ifname);
-    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
+    auto rings = NetlinkThenIoctl(netlink_.Rings(ifname), [&] { return IoctlRings(ifname); });
+#else
+    auto rings = IoctlRings(ifname);
 #endif
+    if (rings.ok() && rings->empty()) return MakeAbsent(ifname + ": driver reports no rings");
+    return rings;
+  }
+
+  Result<EthtoolFec> Fec(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    return NetlinkThenIoctl(netlink_.Fec(ifname), [&] { return IoctlFec(ifname); });
+#else
+    return IoctlFec(ifname);
+#endif
+  }
+
+  Result<EthtoolCoalesce> Coalesce(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    auto c = NetlinkThenIoctl(netlink_.Coalesce(ifname), [&] { return IoctlCoalesce(ifname); });
+#else
+    auto c = IoctlCoalesce(ifname);
+#endif
+    if (c.ok() && !c->any()) return MakeAbsent(ifname + ": driver reports no coalescing settings");
+    return c;
+  }
+
+  Result<EthtoolFeatures> Features(const std::string& ifname) override {
+#ifdef FABRIC_WITH_LIBNL
+    auto f = NetlinkThenIoctl(netlink_.Features(ifname), [&] { return IoctlFeatures(ifname); });
+#else
+    auto f = IoctlFeatures(ifname);
+#endif
+    if (f.ok() && !f->gro && !f->lro && !f->tso && !f->gso) {
+      return MakeAbsent(ifname + ": no offload features");
+    }
+    return f;
+  }
+
+ private:
+  // The ioctl side of the requests ethtool netlink answers first. Each
+  // returns what the ioctl read, empty or not: the public method decides
+  // what an empty answer means, whichever side gave it.
+  Result<EthtoolPause> IoctlPause(const std::string& ifname) {
+    ethtool_pauseparam pp{};
+    pp.cmd = ETHTOOL_GPAUSEPARAM;
+    FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &pp, "ETHTOOL_GPAUSEPARAM"));
+    EthtoolPause pause;
+    pause.autoneg = pp.autoneg != 0;
+    pause.rx = pp.rx_pause != 0;
+    pause.tx = pp.tx_pause != 0;
+    return pause;
+  }
+
+  Result<EthtoolLimits> IoctlRings(const std::string& ifname) {
     ethtool_ringparam ring{};
     ring.cmd = ETHTOOL_GRINGPARAM;
     FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &ring, "ETHTOOL_GRINGPARAM"));
@@ -127,12 +178,8 @@ class KernelEthtoolBackend : public EthtoolBackend {
     return limits;
   }
 
-  Result<EthtoolFec> Fec(const std::string& ifname) override {
-#ifdef FABRIC_WITH_LIBNL
-    auto via_netlink = netlink_.Fec(ifname);
-    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
-#endif
-    // The ioctl knows the active mode, not the statistics.
+  // The ioctl knows the active mode, not the statistics.
+  Result<EthtoolFec> IoctlFec(const std::string& ifname) {
     ethtool_fecparam fp{};
     fp.cmd = ETHTOOL_GFECPARAM;
     FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &fp, "ETHTOOL_GFECPARAM"));
@@ -145,11 +192,7 @@ class KernelEthtoolBackend : public EthtoolBackend {
     return fec;
   }
 
-  Result<EthtoolCoalesce> Coalesce(const std::string& ifname) override {
-#ifdef FABRIC_WITH_LIBNL
-    auto via_netlink = netlink_.Coalesce(ifname);
-    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
-#endif
+  Result<EthtoolCoalesce> IoctlCoalesce(const std::string& ifname) {
     ethtool_coalesce ec{};
     ec.cmd = ETHTOOL_GCOALESCE;
     FABRIC_RETURN_IF_ERROR(Ioctl(ifname, &ec, "ETHTOOL_GCOALESCE"));
@@ -163,11 +206,7 @@ class KernelEthtoolBackend : public EthtoolBackend {
     return c;
   }
 
-  Result<EthtoolFeatures> Features(const std::string& ifname) override {
-#ifdef FABRIC_WITH_LIBNL
-    auto via_netlink = netlink_.Features(ifname);
-    if (via_netlink.ok() || via_netlink.absent()) return via_netlink;
-#endif
+  Result<EthtoolFeatures> IoctlFeatures(const std::string& ifname) {
     EthtoolFeatures f;
     // Each legacy feature ioctl answers for one offload; one the driver
     // cannot report stays empty.
@@ -182,11 +221,9 @@ class KernelEthtoolBackend : public EthtoolBackend {
       if (!got.ok()) return Unexpected{got.error()};
       *out = cmd == ETHTOOL_GFLAGS ? (v.data & ETH_FLAG_LRO) != 0 : v.data != 0;
     }
-    if (!f.gro && !f.lro && !f.tso && !f.gso) return MakeAbsent(ifname + ": no offload features");
     return f;
   }
 
- private:
   // Drivers report 0 for a kind of channel or ring they do not have; ethtool
   // prints it as n/a, and so does this: the kind is left out.
   static void Add(EthtoolLimits& limits, const char* kind, uint32_t max, uint32_t current) {

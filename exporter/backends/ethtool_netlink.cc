@@ -18,7 +18,9 @@ struct NlMsgDeleter {
 using NlSock = std::unique_ptr<nl_sock, NlSockDeleter>;
 using NlMsg = std::unique_ptr<nl_msg, NlMsgDeleter>;
 
-// libnl's error codes for "this device or driver cannot answer".
+// libnl's error codes for "the kernel refuses this request for this device":
+// no such device, or the driver, or this kernel, lacks the request or a flag
+// it carries. The kernel backend then asks the ioctl (ethtool_fallback.h).
 bool IsAbsentNlError(int nl_error) {
   return nl_error == NLE_OPNOTSUPP || nl_error == NLE_NODEV || nl_error == NLE_OBJ_NOTFOUND ||
          nl_error == NLE_INVAL || nl_error == NLE_PERM;
@@ -102,11 +104,7 @@ Result<EthtoolPause> EthtoolNetlink::Pause(const std::string& ifname) {
   auto attributes =
       Get(ifname, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, true, "ETHTOOL_MSG_PAUSE_GET");
   if (!attributes.ok()) return Unexpected{attributes.error()};
-  EthtoolPause pause = ParseEthtoolPauseAttributes(*attributes);
-  if (!pause.autoneg && !pause.rx && !pause.tx) {
-    return MakeAbsent(ifname + ": no pause settings in the reply");
-  }
-  return pause;
+  return ParseEthtoolPauseAttributes(*attributes);
 }
 
 Result<EthtoolFec> EthtoolNetlink::Fec(const std::string& ifname) {
@@ -122,27 +120,21 @@ Result<EthtoolCoalesce> EthtoolNetlink::Coalesce(const std::string& ifname) {
   auto attributes = Get(ifname, ETHTOOL_MSG_COALESCE_GET, ETHTOOL_A_COALESCE_HEADER, false,
                         "ETHTOOL_MSG_COALESCE_GET");
   if (!attributes.ok()) return Unexpected{attributes.error()};
-  EthtoolCoalesce c = ParseEthtoolCoalesceAttributes(*attributes);
-  if (!c.any()) return MakeAbsent(ifname + ": driver reports no coalescing settings");
-  return c;
+  return ParseEthtoolCoalesceAttributes(*attributes);
 }
 
 Result<EthtoolLimits> EthtoolNetlink::Rings(const std::string& ifname) {
   auto attributes =
       Get(ifname, ETHTOOL_MSG_RINGS_GET, ETHTOOL_A_RINGS_HEADER, false, "ETHTOOL_MSG_RINGS_GET");
   if (!attributes.ok()) return Unexpected{attributes.error()};
-  EthtoolLimits rings = ParseEthtoolRingsAttributes(*attributes);
-  if (rings.empty()) return MakeAbsent(ifname + ": driver reports no rings");
-  return rings;
+  return ParseEthtoolRingsAttributes(*attributes);
 }
 
 Result<EthtoolFeatures> EthtoolNetlink::Features(const std::string& ifname) {
   auto attributes = Get(ifname, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, false,
                         "ETHTOOL_MSG_FEATURES_GET");
   if (!attributes.ok()) return Unexpected{attributes.error()};
-  EthtoolFeatures f = ParseEthtoolFeaturesAttributes(*attributes);
-  if (!f.gro && !f.lro && !f.tso && !f.gso) return MakeAbsent(ifname + ": no offload features");
-  return f;
+  return ParseEthtoolFeaturesAttributes(*attributes);
 }
 
 }  // namespace fabric

@@ -17,10 +17,12 @@
 
 namespace fabric {
 
-// Each method: the answer; an absent error when the interface or its driver
-// cannot answer; any other error means "no usable ethtool netlink" (no
-// family on this kernel, a socket failure), and the caller falls back to the
-// ioctl.
+// Each method: the reply, parsed, empty where the driver reports none of it
+// (the caller decides what empty means); an absent error when the kernel
+// refuses the request for this interface (no such device, the driver or this
+// kernel lacks the request or its ETHTOOL_FLAG_STATS); any other error means
+// "no usable ethtool netlink" (no family on this kernel, a socket failure).
+// On any error the kernel backend asks the ioctl (ethtool_fallback.h).
 class EthtoolNetlink {
  public:
   EthtoolNetlink();
