@@ -1,6 +1,7 @@
 // Peer comparison of receive paths (issue 26 item 5): each NIC's
 // receive-path facts (interrupts off its NUMA node, RPS/XPS, coalescing, ring
-// fill, pause settings, the host's ASPM policy, the CPU governor, offloads) as
+// fill, pause settings, the host's ASPM policy and the ASPM states enabled on
+// the NIC's own PCIe link, the CPU governor, offloads) as
 // one bounded series per fact, the fleet's most common value of each fact
 // among the NICs of the same role (the mode, by count_values), and an alert
 // for a NIC whose value is not that mode. These are the likely causes to check
@@ -24,6 +25,20 @@
   local fact(name, expr) = 'label_replace(%s, "fact", "%s", "", "")' % [std.stripChars(expr, '\n '), name],
   local byNic(expr) = 'max by (instance, device, role) (%s)' % expr,
   local sel = '%s, role=~"%s"' % [c.selector, c.peerRoles],
+  // ASPM states the exporter reads per PCI function (sysfs link/<state>_aspm,
+  // fabric_pcie_link_aspm_enabled{address, state}), joined to the NIC's
+  // netdev through fabric_pcie_netdev_info{address, device}. One fact per
+  // state: both sides of an address join can have several series (a function
+  // with several netdevs, a link with several states), and picking one state
+  // first leaves the ASPM side with one series per address.
+  local aspmStates = ['l0s', 'l1', 'l1_1', 'l1_2'],
+  local aspmFact(state) = fact('aspm_' + state, withRole(|||
+    max by (instance, device) (
+      max by (instance, address, device) (fabric_pcie_netdev_info{%(selector)s})
+      * on (instance, address) group_left ()
+        max by (instance, address) (fabric_pcie_link_aspm_enabled{%(selector)s, state="%(state)s"})
+    )
+  ||| % (c { state: state }))),
 
   prometheusRules+:: {
     groups+: [{
@@ -31,8 +46,9 @@
       rules: [
         {
           // One series per NIC and fact, its value the fact (0/1 for
-          // settings, a code for governor and ASPM policy, microseconds for
-          // coalescing, the current/max fraction for the receive ring).
+          // settings and ASPM states, a code for governor and ASPM policy,
+          // microseconds for coalescing, the current/max fraction for the
+          // receive ring).
           record: 'instance_device_fact:fabric_receive_path:value',
           expr: std.join('\nor\n', [
             fact('irqs_off_node', byNic('clamp_max(fabric_netdev_irqs_off_node{%s}, 1)' % sel)),
@@ -50,6 +66,7 @@
               max by (instance, device, role) (0 * fabric_netdev_role_info{%s})
               + on (instance) group_left () max by (instance) (fabric_pcie_aspm_policy{%s})
             ||| % [sel, c.selector]),
+          ] + [aspmFact(s) for s in aspmStates] + [
             fact('governor', byNic('fabric_netdev_cpu_governor{%s}' % sel)),
             'label_replace(max by (instance, device, role, offload) (fabric_netdev_offload_enabled{%s}), "fact", "offload_$1", "offload", "(.*)")' % sel,
           ]) + '\n',
