@@ -131,7 +131,7 @@ class VethNetnsTest(unittest.TestCase):
         # veth has no pause support: absent, not an error and not zero.
         self.assertFalse([k for k in after if k.startswith("fabric_netdev_pause") and dev in k])
         # Channels from ETHTOOL_GCHANNELS; the per-queue drop counter (opt-in).
-        self.assertIn(f'fabric_netdev_channels{{bound="current",{dev},kind="rx"}}', after)
+        self.assertIn(f'fabric_netdev_channels{{bound="current",{dev},kind="rx",role="other"}}', after)
         self.assertIn(f'fabric_netdev_queue_drops_total{{{dev},direction="rx",queue="0"}}', after)
         self.assertEqual(after[f"fabric_netdev_up{{{dev}}}"], 1)
         self.assertEqual(after[f"fabric_netdev_mtu_bytes{{{dev}}}"], 1500)
