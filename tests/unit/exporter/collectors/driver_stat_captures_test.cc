@@ -64,6 +64,18 @@ std::map<std::string, double> Typed(const std::string& driver, const std::string
   return out;
 }
 
+// Each `expected` series (typed key -> raw counter name) is in the output
+// with exactly the raw counter's value.
+void ExpectTypedAsRaw(const std::map<std::string, double>& raw,
+                      const std::map<std::string, double>& typed,
+                      const std::map<std::string, std::string>& expected) {
+  for (const auto& [series, counter] : expected) {
+    ASSERT_TRUE(raw.count(counter)) << counter << " not in the capture";
+    ASSERT_TRUE(typed.count(series)) << series << " not typed from " << counter;
+    EXPECT_EQ(typed.at(series), raw.at(counter)) << series;
+  }
+}
+
 TEST(DriverStatCapturesTest, Mlx5TypedSeriesAreItsRawCounters) {
   const auto raw = RawCounters(ReadCapture("mlx5_core.txt"));
   const auto typed = Typed("mlx5_core", "mlx5_core.txt");
@@ -79,11 +91,7 @@ TEST(DriverStatCapturesTest, Mlx5TypedSeriesAreItsRawCounters) {
       {"fabric_netdev_phy_crc_errors_total{direction=rx,}", "rx_crc_errors_phy"},
       {"fabric_netdev_phy_corrected_bit_errors_total{direction=rx,}", "rx_corrected_bits_phy"},
   };
-  for (const auto& [series, counter] : expected) {
-    ASSERT_TRUE(raw.count(counter)) << counter << " not in the capture";
-    ASSERT_TRUE(typed.count(series)) << series << " not typed from " << counter;
-    EXPECT_EQ(typed.at(series), raw.at(counter)) << series;
-  }
+  ExpectTypedAsRaw(raw, typed, expected);
   // This port runs without PFC: mlx5 then reports no per-priority pause
   // counters (only global pause), and none is made up.
   for (const auto& [series, value] : typed) {
@@ -121,11 +129,7 @@ TEST(DriverStatCapturesTest, IceTypedSeriesAreItsRawCounters) {
       {"fabric_netdev_driver_pause_frames_total{direction=rx,}", "link_xoff_rx.nic"},
       {"fabric_netdev_driver_pause_frames_total{direction=tx,}", "link_xoff_tx.nic"},
   };
-  for (const auto& [series, counter] : expected) {
-    ASSERT_TRUE(raw.count(counter)) << counter << " not in the capture";
-    ASSERT_TRUE(typed.count(series)) << series << " not typed from " << counter;
-    EXPECT_EQ(typed.at(series), raw.at(counter)) << series;
-  }
+  ExpectTypedAsRaw(raw, typed, expected);
   for (int prio = 0; prio < 8; ++prio) {
     for (const std::string dir : {"rx", "tx"}) {
       const std::string counter = dir + "_priority_" + std::to_string(prio) + "_xoff.nic";
