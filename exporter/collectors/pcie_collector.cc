@@ -118,7 +118,8 @@ class PcieCollector : public Collector {
 
   // A device whose attributes cannot be read is left out (with its path:
   // an analysis without one of its links would name the wrong bottleneck);
-  // the others stay, and fabric_collector_device_errors names it.
+  // the others stay, and fabric_collector_device_errors names it. A garbage
+  // AER or ASPM file drops only that family of the device.
   Status Collect(MetricSink& sink) override {
     std::map<std::string, Error> list_errors;
     auto devices = ListPciDevices(root_, &list_errors);
@@ -192,6 +193,15 @@ class PcieCollector : public Collector {
       }
       EmitDevice(entry, *details, express, node.link, Lookup(*netdevs, address),
                  Lookup(*rdma, address), sink);
+      // AER and ASPM fail on their own: a garbage counter drops that family
+      // of this device and is named in the error series; its link and path
+      // stay (not in `failed`).
+      if (auto aer = ReadPciAer(root_, address); errors_.Check(address, "aer", aer)) {
+        EmitAer(address, *aer, sink);
+      }
+      if (auto aspm = ReadPciLinkAspm(root_, address); errors_.Check(address, "aspm", aspm)) {
+        EmitLinkAspm(address, *aspm, sink);
+      }
       nodes.emplace(address, std::move(node));
     }
     for (const auto& address : endpoints) {
@@ -350,14 +360,12 @@ class PcieCollector : public Collector {
                  "Slot power limit this downstream port advertises (SltCap), from config space.",
                  {{"address", a}}, *express->slot_power_limit_watts);
     }
-    EmitAer(a, d, sink);
-    EmitLinkAspm(a, d.aspm, sink);
   }
 
-  void EmitAer(const std::string& a, const PciDeviceDetails& d, MetricSink& sink) {
+  void EmitAer(const std::string& a, const PciAer& d, MetricSink& sink) {
     for (size_t i = 0; i < kAerSeverities.size(); ++i) {
       const char* severity = kAerSeverities[i];
-      if (const auto& aer = d.aer[i]) {
+      if (const auto& aer = d.dev[i]) {
         if (aer->total) {
           sink.Counter("fabric_pcie_aer_errors_total",
                        "PCIe Advanced Error Reporting errors this device logged, by severity "
@@ -374,7 +382,7 @@ class PcieCollector : public Collector {
           }
         }
       }
-      if (const auto& total = d.rootport_aer[i]) {
+      if (const auto& total = d.rootport[i]) {
         sink.Counter("fabric_pcie_aer_rootport_errors_total",
                      "AER error messages this root port received from devices below it, by "
                      "severity.",

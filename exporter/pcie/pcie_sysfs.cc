@@ -114,12 +114,16 @@ Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::st
     if (!width.ok()) return Unexpected{width.error()};
     *out = *width;
   }
+  return d;
+}
 
+Result<PciAer> ReadPciAer(const SysRoot& root, const std::string& address) {
   static constexpr const char* kAerFiles[] = {"aer_dev_correctable", "aer_dev_nonfatal",
                                               "aer_dev_fatal"};
   static constexpr const char* kRootportFiles[] = {"aer_rootport_total_err_cor",
                                                    "aer_rootport_total_err_nonfatal",
                                                    "aer_rootport_total_err_fatal"};
+  PciAer aer;
   for (size_t i = 0; i < 3; ++i) {
     std::string path = DevicePath(root, address, kAerFiles[i]);
     auto text = ReadOptional(path);
@@ -127,7 +131,7 @@ Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::st
     if (*text) {
       auto counters = ParseAerCounters(**text, path);
       if (!counters.ok()) return Unexpected{counters.error()};
-      d.aer[i] = std::move(*counters);
+      aer.dev[i] = std::move(*counters);
     }
     path = DevicePath(root, address, kRootportFiles[i]);
     auto total = ReadOptional(path);
@@ -135,9 +139,14 @@ Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::st
     if (*total) {
       auto value = ParseUint64(TrimSpace(**total));
       if (!value) return MakeError(path + ": not a counter: " + Quote(**total));
-      d.rootport_aer[i] = *value;
+      aer.rootport[i] = *value;
     }
   }
+  return aer;
+}
+
+Result<PciLinkAspm> ReadPciLinkAspm(const SysRoot& root, const std::string& address) {
+  PciLinkAspm aspm;
   for (const char* state : {"l0s", "l1", "l1_1", "l1_2"}) {
     std::string path = DevicePath(root, address, std::string("link/") + state + "_aspm");
     auto text = ReadOptional(path);
@@ -145,9 +154,9 @@ Result<PciDeviceDetails> ReadPciDeviceDetails(const SysRoot& root, const std::st
     if (!*text) continue;
     std::string_view v = TrimSpace(**text);
     if (v != "0" && v != "1") return MakeError(path + ": expected 0 or 1, got " + Quote(v));
-    d.aspm.emplace_back(state, v == "1");
+    aspm.emplace_back(state, v == "1");
   }
-  return d;
+  return aspm;
 }
 
 Result<std::string> ReadAspmPolicy(const SysRoot& root) {

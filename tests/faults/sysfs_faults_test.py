@@ -87,10 +87,11 @@ class EioTest(unittest.TestCase):
                 self.assertIn("Input/output error", r["err"])
             self.assertIsNone(e.proc.poll())
 
-    def assert_only_the_device_fails(self, collector, device, source, relative):
+    def assert_only_the_device_fails(self, collector, device, source, relative, kept=()):
         """Failure isolation per device: the collector still succeeds, the
         broken device's source is named in fabric_collector_device_errors and
-        in one log line, and the scrape goes on for every scrape."""
+        in one log line, and the scrape goes on for every scrape. `kept`: series
+        of the broken device from its other sources, which must stay."""
         series = (f'fabric_collector_device_errors{{collector="{collector}",device="{device}",'
                   f'source="{source}"}}')
         with Exporter(*tree_args(self.root)) as e:
@@ -105,6 +106,8 @@ class EioTest(unittest.TestCase):
                 self.assertEqual(got.get(series), 1, body)
                 errors = [s for s in got if s.startswith("fabric_collector_device_errors{")]
                 self.assertEqual(errors, [series])
+                for k in kept:
+                    self.assertIn(k, got, "the device's other families stay")
             e.wait_for_log("Input/output error")
             records = [json.loads(line) for line in e.log_lines if line.startswith("{")]
             failed = [r for r in records if r.get("msg", "").startswith("device source failed")]
@@ -129,6 +132,16 @@ class EioTest(unittest.TestCase):
         relative = os.path.relpath(os.path.join(device, "vendor"), self.root)
         self.break_file(relative)
         self.assert_only_the_device_fails("pcie", "0000:00:03.0", "sysfs", "0000:00:03.0/vendor")
+
+    def test_pci_aspm_read_eio(self):
+        """An unreadable ASPM state drops only the GPU's ASPM family: its link
+        (and so its PCIe path) is still there."""
+        relative = "sys/devices/pci0000:00/0000:00:06.0/link/l1_aspm"
+        self.break_file(relative)
+        self.assert_only_the_device_fails(
+            "pcie", "0000:00:06.0", "aspm", "0000:00:06.0/link/l1_aspm",
+            kept=['fabric_pcie_link_current_width_lanes{address="0000:00:06.0"}',
+                  'fabric_pcie_path_hops{address="0000:00:06.0"}'])
 
 
 class PciDeviceVanishesTest(unittest.TestCase):

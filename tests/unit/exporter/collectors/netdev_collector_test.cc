@@ -162,6 +162,58 @@ TEST(NetdevCollectorTest, BrokenRecordingDropsOnlyThatInterfacesFamily) {
       << s.text;
 }
 
+// Per-lane FEC statistics as the kernel reports them: mlx5 counts FC-FEC
+// (BaseR) codewords per lane and RS-FEC for the port only (RS codewords are
+// striped across lanes), so the recording is a 50GbE port on two 25G NRZ
+// lanes with BaseR, and the kernel's total is the sum of its lanes. Each lane
+// is its own series; the port total stays.
+TEST(NetdevCollectorTest, BaserFecLanesAreSeriesPerLane) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/net/eth7/mtu", "9000\n");
+  dir.Write("sys/class/net/eth7/ethtool.recorded/driver.txt",
+            "# ethtool -i eth7\ndriver: mlx5_core\n");
+  dir.Write("sys/class/net/eth7/ethtool.recorded/fec.txt",
+            "# ethtool --include-statistics --show-fec eth7\n"
+            "FEC parameters for eth7:\n"
+            "Supported/Configured FEC encodings: Auto None BaseR RS\n"
+            "Active FEC encoding: BaseR\n"
+            "Statistics:\n"
+            "  corrected_blocks: 1579\n"
+            "    Lane 0: 1203\n"
+            "    Lane 1: 376\n"
+            "  uncorrectable_blocks: 2\n"
+            "    Lane 0: 2\n"
+            "    Lane 1: 0\n");
+  auto s = ScrapeWith(&MakeNetdevCollector, dir.path().string(), "interfaces: [eth7]\n");
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  const std::string& t = s.text;
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_fec_corrected_blocks_total{device=\"eth7\",role=\"other\"} 1579"))
+      << t;
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_fec_uncorrectable_blocks_total{device=\"eth7\",role=\"other\"} 2"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_fec_lane_corrected_blocks_total{device=\"eth7\",lane=\"0\",role="
+                  "\"other\"} 1203"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_fec_lane_corrected_blocks_total{device=\"eth7\",lane=\"1\",role="
+                  "\"other\"} 376"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_fec_lane_uncorrectable_blocks_total{device=\"eth7\",lane=\"0\","
+                  "role=\"other\"} 2"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_fec_lane_uncorrectable_blocks_total{device=\"eth7\",lane=\"1\","
+                  "role=\"other\"} 0"))
+      << t;
+  EXPECT_EQ(t.find("lane=\"2\""), std::string::npos) << t;
+  // mlx5 counts no corrected bits in FEC statistics: absent, not zero.
+  EXPECT_EQ(t.find("fabric_netdev_fec_lane_corrected_bits_total"), std::string::npos) << t;
+}
+
 // The typing of driver statistics is reused between scrapes only while the
 // driver reports the same names: a renamed, added or removed statistic is
 // seen on the next scrape.

@@ -188,27 +188,170 @@ TEST(PcieCollectorTest, NoPciBusIsSuccessWithoutSamples) {
   EXPECT_TRUE(sink.empty());
 }
 
-// A device whose link speed is garbage is left out, named in the error
-// series; a second NIC on its own root port keeps its series.
-TEST(PcieCollectorTest, GarbageLinkSpeedLeavesOutOnlyThatDevice) {
-  testing::TestDir dir;
+constexpr char kBrokenNic[] = "0000:00:02.0";
+constexpr char kHealthyNic[] = "0000:00:03.0";
+
+// Two NICs on their own root ports, each with a Gen4 x16 link, AER counters
+// and L0s/L1 ASPM states; `extra` (path under the broken NIC's directory ->
+// content) then overwrites or adds files of kBrokenNic.
+std::string TwoNics(testing::TestDir& dir, const std::map<std::string, std::string>& extra) {
   std::filesystem::create_directories(dir.path() / "sys/bus/pci/devices");
-  for (const char* a : {"0000:00:02.0", "0000:00:03.0"}) {
+  for (const char* a : {kBrokenNic, kHealthyNic}) {
     const std::string d = std::string("sys/devices/pci0000:00/") + a;
     std::filesystem::create_directories(dir.path() / d);
     dir.Write(d + "/class", "0x020000\n");
     dir.Write(d + "/current_link_speed", "16.0 GT/s PCIe\n");
     dir.Write(d + "/current_link_width", "16\n");
+    dir.Write(d + "/aer_dev_correctable", "RxErr 3\nBadTLP 0\nTOTAL_ERR_COR 3\n");
+    dir.Write(d + "/aer_dev_fatal", "TOTAL_ERR_FATAL 0\n");
+    dir.Write(d + "/link/l0s_aspm", "0\n");
+    dir.Write(d + "/link/l1_aspm", "1\n");
     std::filesystem::create_directory_symlink(std::string("../../../devices/pci0000:00/") + a,
                                               dir.path() / "sys/bus/pci/devices" / a);
   }
-  dir.Write("sys/devices/pci0000:00/0000:00:02.0/current_link_speed", "warp 9\n");
-  SysRoot root((dir.path() / "proc").string(), (dir.path() / "sys").string());
+  for (const auto& [file, text] : extra) {
+    dir.Write(std::string("sys/devices/pci0000:00/") + kBrokenNic + "/" + file, text);
+  }
+  return dir.path().string();
+}
+
+Samples ScrapeTree(const std::string& tree) {
+  SysRoot root(tree + "/proc", tree + "/sys");
   auto node = ConfigNode::LoadString("config_space: false\nlink_sampler: off\n", "x.yml");
   auto c = MakePcieCollector(CollectorContext{root, node});
   Status status = OkStatus();
   Samples got = Scrape(*c, &status);
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_TRUE(status.ok()) << status.error().message;
+  return got;
+}
+
+// The pcie series (not the error series) of one device, by name and labels.
+std::vector<std::string> SeriesOf(const Samples& got, const std::string& address) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : got) {
+    if (key.rfind("fabric_pcie_", 0) == 0 && key.find("\"" + address + "\"") != std::string::npos) {
+      out.push_back(key);
+    }
+  }
+  return out;
+}
+
+bool HasPrefix(const std::vector<std::string>& keys, const std::string& prefix) {
+  for (const auto& k : keys) {
+    if (k.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string ErrorKey(const std::string& address, const std::string& source) {
+  return "fabric_collector_device_errors{collector=\"pcie\",device=\"" + address + "\",source=\"" +
+         source + "\",}";
+}
+
+// Both NICs read cleanly: every family there, no error series (the baseline
+// the isolation tests below break one file of).
+TEST(PcieCollectorTest, TwoHealthyNicsHaveEveryFamilyAndNoErrors) {
+  testing::TestDir dir;
+  Samples got = ScrapeTree(TwoNics(dir, {}));
+  for (const char* a : {kBrokenNic, kHealthyNic}) {
+    auto series = SeriesOf(got, a);
+    EXPECT_TRUE(HasPrefix(series, "fabric_pcie_link_current_speed_transfers_per_second{")) << a;
+    EXPECT_TRUE(HasPrefix(series, "fabric_pcie_path_hops{")) << a;
+    EXPECT_EQ(Get(got, "fabric_pcie_aer_errors_total{address=\"" + std::string(a) +
+                           "\",severity=\"correctable\",}"),
+              3)
+        << a;
+    EXPECT_EQ(
+        Get(got, "fabric_pcie_link_aspm_enabled{address=\"" + std::string(a) + "\",state=\"l1\",}"),
+        1)
+        << a;
+  }
+  for (const auto& [key, value] : got) {
+    EXPECT_NE(key.rfind("fabric_collector_device_errors", 0), 0u) << key;
+  }
+}
+
+// A garbage AER counter file drops that NIC's AER family only: its link,
+// path and ASPM series stay, the other NIC keeps everything, and the error
+// series names the NIC and source "aer" (not "sysfs": the device is not
+// left out).
+TEST(PcieCollectorTest, GarbageAerCounterDropsOnlyThatDevicesAer) {
+  testing::TestDir dir;
+  Samples got = ScrapeTree(TwoNics(dir, {{"aer_dev_fatal", "TOTAL_ERR_FATAL many\n"}}));
+  EXPECT_EQ(got.count(ErrorKey(kBrokenNic, "aer")), 1u);
+  EXPECT_EQ(got.count(ErrorKey(kBrokenNic, "sysfs")), 0u);
+  EXPECT_EQ(got.count(ErrorKey(kHealthyNic, "aer")), 0u);
+  auto broken = SeriesOf(got, kBrokenNic);
+  EXPECT_FALSE(HasPrefix(broken, "fabric_pcie_aer_")) << "the correctable file parsed, but the "
+                                                         "family goes whole";
+  EXPECT_EQ(Get(got, "fabric_pcie_link_current_width_lanes{address=\"0000:00:02.0\",}"), 16);
+  EXPECT_TRUE(HasPrefix(broken, "fabric_pcie_path_hops{"));
+  EXPECT_TRUE(HasPrefix(broken, "fabric_pcie_link_aspm_enabled{"));
+  EXPECT_EQ(Get(got,
+                "fabric_pcie_aer_errors_total{address=\"0000:00:03.0\",severity="
+                "\"correctable\",}"),
+            3);
+}
+
+// A root port's garbage aer_rootport_total_err_* is the same AER family.
+TEST(PcieCollectorTest, GarbageRootportAerTotalIsAnAerFailure) {
+  testing::TestDir dir;
+  Samples got = ScrapeTree(TwoNics(dir, {{"aer_rootport_total_err_cor", "-1\n"}}));
+  EXPECT_EQ(got.count(ErrorKey(kBrokenNic, "aer")), 1u);
+  EXPECT_FALSE(HasPrefix(SeriesOf(got, kBrokenNic), "fabric_pcie_aer_"));
+  EXPECT_TRUE(HasPrefix(SeriesOf(got, kBrokenNic), "fabric_pcie_link_current_width_lanes{"));
+}
+
+// A garbage ASPM state file drops that NIC's ASPM family only; its link and
+// AER series and the other NIC's ASPM states stay.
+TEST(PcieCollectorTest, GarbageAspmStateDropsOnlyThatDevicesAspm) {
+  testing::TestDir dir;
+  Samples got = ScrapeTree(TwoNics(dir, {{"link/l1_1_aspm", "enabled\n"}}));
+  EXPECT_EQ(got.count(ErrorKey(kBrokenNic, "aspm")), 1u);
+  EXPECT_EQ(got.count(ErrorKey(kBrokenNic, "sysfs")), 0u);
+  auto broken = SeriesOf(got, kBrokenNic);
+  EXPECT_FALSE(HasPrefix(broken, "fabric_pcie_link_aspm_enabled{"))
+      << "l0s and l1 parsed, but the family goes whole";
+  EXPECT_EQ(Get(got,
+                "fabric_pcie_link_current_speed_transfers_per_second{address="
+                "\"0000:00:02.0\",}"),
+            16e9);
+  EXPECT_TRUE(HasPrefix(broken, "fabric_pcie_path_hops{"));
+  EXPECT_TRUE(HasPrefix(broken, "fabric_pcie_aer_errors_total{"));
+  EXPECT_EQ(Get(got, "fabric_pcie_link_aspm_enabled{address=\"0000:00:03.0\",state=\"l1\",}"), 1);
+  EXPECT_EQ(got.count(ErrorKey(kHealthyNic, "aspm")), 0u);
+}
+
+// Files the kernel legitimately does not create are no failure: a device
+// without AER (no aer_dev_*), without ASPM (no link/ directory), or whose
+// link has no L1 substates (l0s and l1 only) reads cleanly.
+TEST(PcieCollectorTest, AbsentAerAndAspmFilesAreNoError) {
+  testing::TestDir dir;
+  std::string tree = TwoNics(dir, {});
+  const std::string d = tree + "/sys/devices/pci0000:00/" + kBrokenNic;
+  std::filesystem::remove(d + "/aer_dev_correctable");
+  std::filesystem::remove(d + "/aer_dev_fatal");
+  std::filesystem::remove_all(d + "/link");
+  Samples got = ScrapeTree(tree);
+  for (const auto& [key, value] : got) {
+    EXPECT_NE(key.rfind("fabric_collector_device_errors", 0), 0u) << key;
+  }
+  auto broken = SeriesOf(got, kBrokenNic);
+  EXPECT_FALSE(HasPrefix(broken, "fabric_pcie_aer_"));
+  EXPECT_FALSE(HasPrefix(broken, "fabric_pcie_link_aspm_enabled{"));
+  EXPECT_TRUE(HasPrefix(broken, "fabric_pcie_link_current_width_lanes{"));
+  // The healthy NIC has l0s and l1 only: those two states, no l1_1/l1_2.
+  EXPECT_EQ(got.count("fabric_pcie_link_aspm_enabled{address=\"0000:00:03.0\",state=\"l0s\",}"),
+            1u);
+  EXPECT_EQ(got.count("fabric_pcie_link_aspm_enabled{address=\"0000:00:03.0\",state=\"l1_1\",}"),
+            0u);
+}
+
+// A device whose link speed is garbage is left out, named in the error
+// series; a second NIC on its own root port keeps its series.
+TEST(PcieCollectorTest, GarbageLinkSpeedLeavesOutOnlyThatDevice) {
+  testing::TestDir dir;
+  Samples got = ScrapeTree(TwoNics(dir, {{"current_link_speed", "warp 9\n"}}));
   EXPECT_EQ(got.count("fabric_collector_device_errors{collector=\"pcie\",device=\"0000:00:02.0\","
                       "source=\"sysfs\",}"),
             1u);
