@@ -522,10 +522,15 @@ def shape15():
 @scenario('shape15-receive-backpressure-near-miss', shape=15, kind='near-miss')
 def shape15_near():
     # Pause frames and squeezes without inbound retransmits: flow control doing its job.
+    # node-b's receive path differs from its peers' only where it does not set it apart: TX
+    # coalescing (no compared fact) and an RX ring of 2048 of 16384 entries, the same fill as
+    # the peers' 1024 of 8192.
     f = fleet3()
     b = f.node(B)
     b.tx_pause_per_hour = 400
     b.squeeze_per_hour = 1200
+    b.rx_path['coalesce_usecs']['tx'] = 64
+    b.rx_path['ring_entries'].update({('rx', 'current'): 2048, ('rx', 'max'): 16384})
     return f, set()
 
 
