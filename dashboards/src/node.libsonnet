@@ -5,6 +5,9 @@ local g = import '../lib/grafana.libsonnet';
 local c = import 'common.libsonnet';
 
 local sel = c.sel;
+// The selected fabric NICs' offload states with their node's fleet role, as
+// the rules label them (rules/mixin/peers.libsonnet withNodeRole).
+local offloadsWithNodeRole = '((fabric_netdev_offload_enabled{%(sel)s, role="fabric"} * on (instance) group_left (node_role) topk by (instance) (1, max by (instance, node_role) (label_replace(fabric_fleet_node_info{%(sel)s}, "node_role", "$1", "role", "(.*)")))) or on (instance) fabric_netdev_offload_enabled{%(sel)s, role="fabric"})' % { sel: sel };
 local rsel = c.rsel;
 local ri = '$__rate_interval';
 local nicRate(metric) = 'sum by (instance, device, direction) (rate(%s{%s}[%s]))' % [metric, sel, ri];
@@ -102,11 +105,11 @@ g.dashboard(
     ),
     g.table(
       'Receive path: fabric NICs that differ from their peers',
-      'Offloads of each fabric NIC against the fleet\'s usual state (the median of 0/1 is the majority; FabricOffloadDiffersFromPeers), and receive interrupt coalescing. A node whose receive path differs here is the first suspect for FabricReceiveBackpressure on that node only.',
+      'Offloads of each fabric NIC against the usual state of the fabric NICs on nodes of its fleet role (node_role; the median of 0/1 is the majority; FabricOffloadDiffersFromPeers), and receive interrupt coalescing. A node whose receive path differs here is the first suspect for FabricReceiveBackpressure on that node only.',
       [
-        g.target('fabric_netdev_offload_enabled{%s, role="fabric"}' % sel, instant=true, table=true),
-        // The whole fleet of the job, whatever instances are selected.
-        g.target('0 * fabric_netdev_offload_enabled{%s, role="fabric"} + on (offload) group_left () quantile by (offload) (0.5, fabric_netdev_offload_enabled{job=~"$job", role="fabric"})' % sel, instant=true, table=true) {
+        g.target(offloadsWithNodeRole, instant=true, table=true),
+        // The recorded median over the whole fleet, whatever instances are selected.
+        g.target('0 * %s + on (offload, node_role) group_left () offload:fabric_netdev_offload_enabled:fleet_median' % offloadsWithNodeRole, instant=true, table=true) {
           fleet:: true,
         },
         g.target('max by (instance, device) (fabric_netdev_coalesce_usecs{%s, role="fabric", direction="rx"})' % sel, instant=true, table=true),
@@ -117,11 +120,11 @@ g.dashboard(
     ),
     g.table(
       'Receive path: differs from peers',
-      'Each receive-path fact of the node\'s fabric and storage NICs (IRQs off the NIC\'s NUMA node, RPS, XPS, coalescing, RX ring fill, pause, ASPM policy, CPU governor, offloads), its value, how many of the fleet\'s NICs of the same role share that value, and how many have the most common value (the recording rules of rules/mixin/peers.libsonnet). Fewer sharing than the mode is a minority: FabricReceivePathDiffersFromPeers, the first causes to check under FabricReceiveBackpressure.',
+      'Each receive-path fact of the node\'s fabric and storage NICs (IRQs off the NIC\'s NUMA node, RPS, XPS, coalescing, RX ring fill, pause, ASPM policy, CPU governor, offloads), its value, how many of the fleet\'s NICs of the same role on nodes of the same fleet role (node_role) share that value, and how many have the most common value (the recording rules of rules/mixin/peers.libsonnet). Fewer sharing than the mode is a minority: FabricReceivePathDiffersFromPeers, the first causes to check under FabricReceiveBackpressure.',
       [
         // The recorded series carry no job label (they aggregate by instance).
         g.target('instance_device_fact:fabric_receive_path:peers_sharing{instance=~"$instance"}', instant=true, table=true),
-        g.target('0 * instance_device_fact:fabric_receive_path:peers_sharing{instance=~"$instance"} + on (role, fact) group_left () role_fact:fabric_receive_path:mode_nics', instant=true, table=true) {
+        g.target('0 * instance_device_fact:fabric_receive_path:peers_sharing{instance=~"$instance"} + on (role, node_role, fact) group_left () role_fact:fabric_receive_path:mode_nics', instant=true, table=true) {
           fleet:: true,
         },
       ],

@@ -30,6 +30,8 @@
   },
 
   local c = $._config,
+  // Fabric NICs' offload states, with their node's fleet role (peers.libsonnet).
+  local offloads = 'fabric_netdev_offload_enabled{%s, role="fabric"}' % c.selector,
   local alert(name, severity, expr, summary, description, for_) = {
     alert: name,
     expr: expr,
@@ -94,12 +96,11 @@
           ||| % c,
         },
         {
-          // The fleet's usual state of each offload on fabric NICs (the
-          // median of 0/1 is the majority).
+          // The fleet's usual state of each offload on fabric NICs of the
+          // nodes of each fleet role (the median of 0/1 is the majority;
+          // node_role as in peers.libsonnet).
           record: 'offload:fabric_netdev_offload_enabled:fleet_median',
-          expr: |||
-            quantile by (offload) (0.5, fabric_netdev_offload_enabled{%(selector)s, role="fabric"})
-          ||| % c,
+          expr: 'quantile by (offload, node_role) (0.5, %s)\n' % std.stripChars($.withNodeRole(offloads), '\n'),
         },
       ],
     }],
@@ -145,11 +146,11 @@
         ||| % c, 'A path stayed slow after its fabric NIC flapped.',
               'The {{ $labels.probe }} rate from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) is {{ $value | humanize }}B/s, more than %g%% below its best before the fabric NIC went down in the last %s: the link came back degraded (renegotiated speed, FEC, lost RDMA state).' % [100 * c.postFlapFraction, c.postFlapWindow], '1h'),
         alert('FabricOffloadDiffersFromPeers', 'warning', |||
-          fabric_netdev_offload_enabled{%(selector)s, role="fabric"}
-          != on (offload) group_left () offload:fabric_netdev_offload_enabled:fleet_median
-          and on (offload) count by (offload) (fabric_netdev_offload_enabled{%(selector)s, role="fabric"}) >= 3
-        ||| % c, 'A fabric NIC has an offload set unlike its peers.',
-              '{{ $labels.offload }} is {{ if eq $value 1.0 }}on{{ else }}off{{ end }} on {{ $labels.device }} of {{ $labels.instance }}, unlike most fabric NICs of the fleet: a likely cause of receive backpressure on this node only.', '30m'),
+          %(offloads)s
+          != on (offload, node_role) group_left () offload:fabric_netdev_offload_enabled:fleet_median
+          and on (offload, node_role) count by (offload, node_role) %(offloads)s >= %(peerMinNics)s
+        ||| % (c { offloads: std.stripChars($.withNodeRole(offloads), '\n') }), 'A fabric NIC has an offload set unlike its peers.',
+              '{{ $labels.offload }} is {{ if eq $value 1.0 }}on{{ else }}off{{ end }} on {{ $labels.device }} of {{ $labels.instance }}, unlike most fabric NICs of the fleet on {{ with $labels.node_role }}{{ . }} nodes{{ else }}nodes without a fleet role{{ end }}: a likely cause of receive backpressure on this node only.', '30m'),
       ],
     }],
   },

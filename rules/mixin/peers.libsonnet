@@ -3,8 +3,12 @@
 // fill, pause settings, the host's ASPM policy and the ASPM states enabled on
 // the NIC's own PCIe link, the CPU governor, offloads) as
 // one bounded series per fact, the fleet's most common value of each fact
-// among the NICs of the same role (the mode, by count_values), and an alert
-// for a NIC whose value is not that mode. These are the likely causes to check
+// among the NICs of the same role on nodes of the same fleet role (the mode,
+// by count_values), and an alert for a NIC whose value is not that mode.
+// Nodes of different fleet roles (compute, storage servers) legitimately set
+// their receive paths apart, so a NIC is compared only with the NICs of its
+// role on nodes of its `node_role` (fabric_fleet_node_info's `role`; "" for
+// a node without one, and those compare with each other). These are the likely causes to check
 // first when one node's receive path pushes back (FabricReceiveBackpressure).
 {
   _config+:: {
@@ -17,6 +21,26 @@
   },
 
   local c = $._config,
+  // The fleet role of each instance as `node_role`, one series per instance
+  // (topk: a config reload that changes the role leaves no two series to
+  // match many-to-many while the old one goes stale).
+  _peerNodeRole:: |||
+    topk by (instance) (1, max by (instance, node_role) (label_replace(fabric_fleet_node_info{%s}, "node_role", "$1", "role", "(.*)")))
+  ||| % c.selector,
+  // `expr` (one series per instance and further labels) with its node's
+  // `node_role`; an instance without fleet info keeps its series, with no
+  // node_role (""), rather than dropping out of the comparison.
+  // Parenthesised whole: `or` binds looser than any comparison around it.
+  withNodeRole(expr):: |||
+    (
+      (
+        %(expr)s
+        * on (instance) group_left (node_role) %(info)s
+      )
+      or on (instance)
+        %(expr)s
+    )
+  ||| % { expr: std.stripChars(expr, '\n '), info: std.stripChars($._peerNodeRole, '\n ') },
   // Each NIC's role, to label the families that carry only `device`.
   local withRole(expr) = |||
     %s
@@ -73,42 +97,44 @@
         },
         {
           // The same with the value as a label (1 per NIC and fact), so
-          // NICs can be counted per value.
+          // NICs can be counted per value, and the node's fleet role.
           record: 'instance_device_fact_value:fabric_receive_path:nics',
-          expr: |||
-            count_values without () ("value", max by (instance, device, role, fact) (instance_device_fact:fabric_receive_path:value))
-          |||,
+          expr: 'count_values without () ("value", %s)\n' % std.stripChars($.withNodeRole(
+            'max by (instance, device, role, fact) (instance_device_fact:fabric_receive_path:value)'
+          ), '\n'),
         },
         {
-          // NICs of the role that have each value of each fact.
+          // NICs of the role, on nodes of the node role, that have each
+          // value of each fact.
           record: 'role_fact_value:fabric_receive_path:nics',
-          expr: 'sum by (role, fact, value) (instance_device_fact_value:fabric_receive_path:nics)\n',
+          expr: 'sum by (role, node_role, fact, value) (instance_device_fact_value:fabric_receive_path:nics)\n',
         },
         {
           // How many NICs have the most common value (the mode's count)...
           record: 'role_fact:fabric_receive_path:mode_nics',
-          expr: 'max by (role, fact) (role_fact_value:fabric_receive_path:nics)\n',
+          expr: 'max by (role, node_role, fact) (role_fact_value:fabric_receive_path:nics)\n',
         },
         {
           // ... and how many report the fact at all.
           record: 'role_fact:fabric_receive_path:nics',
-          expr: 'sum by (role, fact) (role_fact_value:fabric_receive_path:nics)\n',
+          expr: 'sum by (role, node_role, fact) (role_fact_value:fabric_receive_path:nics)\n',
         },
         {
           // The mode itself (value label; several when tied).
           record: 'role_fact_value:fabric_receive_path:mode',
           expr: |||
             role_fact_value:fabric_receive_path:nics
-            == on (role, fact) group_left () role_fact:fabric_receive_path:mode_nics
+            == on (role, node_role, fact) group_left () role_fact:fabric_receive_path:mode_nics
           |||,
         },
         {
-          // Per NIC and fact: how many NICs of the role share its value.
+          // Per NIC and fact: how many NICs of the role (and node role)
+          // share its value.
           // Below the mode's count (with enough peers) is a NIC that differs.
           record: 'instance_device_fact:fabric_receive_path:peers_sharing',
           expr: |||
             instance_device_fact_value:fabric_receive_path:nics
-            * on (role, fact, value) group_left () role_fact_value:fabric_receive_path:nics
+            * on (role, node_role, fact, value) group_left () role_fact_value:fabric_receive_path:nics
           |||,
         },
       ],
@@ -123,14 +149,14 @@
         // Offloads have their own alert (FabricOffloadDiffersFromPeers).
         expr: |||
           instance_device_fact:fabric_receive_path:peers_sharing{fact!~"offload_.*"}
-          < on (role, fact) group_left () role_fact:fabric_receive_path:mode_nics
-          and on (role, fact) role_fact:fabric_receive_path:nics >= %(peerMinNics)s
+          < on (role, node_role, fact) group_left () role_fact:fabric_receive_path:mode_nics
+          and on (role, node_role, fact) role_fact:fabric_receive_path:nics >= %(peerMinNics)s
         ||| % c,
         'for': '30m',
         labels: { severity: 'warning' },
         annotations: {
           summary: "A NIC's receive path differs from its peers'.",
-          description: "{{ $labels.device }} ({{ $labels.role }}) on {{ $labels.instance }} differs from its peers in {{ $labels.fact }}: its value {{ $labels.value }} is shared by {{ $value }} of the fleet's {{ $labels.role }} NICs, fewer than have the most common value. A likely cause when this node's receive path pushes back and its peers' do not.",
+          description: "{{ $labels.device }} ({{ $labels.role }}) on {{ $labels.instance }} differs from its peers in {{ $labels.fact }}: its value {{ $labels.value }} is shared by {{ $value }} of the fleet's {{ $labels.role }} NICs on {{ with $labels.node_role }}{{ . }} nodes{{ else }}nodes without a fleet role{{ end }}, fewer than have the most common value. A likely cause when this node's receive path pushes back and its peers' do not.",
           runbook_url: '%s#fabricreceivepathdiffersfrompeers' % c.runbookBase,
         },
       }],

@@ -14,7 +14,13 @@ other node, up to MESH_MAX_PEERS: 12 probes a minute per path, answered within t
 `mesh_rtt` unless `mesh_loss[target]` (a fraction, constant or f(t)) says otherwise. A node with
 `dies_at` stops answering then: its exporter's series end (only `up` stays, at 0) and every
 mesh probe to it is lost.
+
+Every node has a fleet role (`role`, fabric_fleet_node_info's label; compute by default) and
+publishes the receive-path facts of its fabric NIC (exporter/collectors/receive_path.cc,
+pcie_link_health.cc, the ethtool backend) as the exporter does, with the NIC's role label:
+`rx_path` holds them, the same tuned values on every node unless a scenario changes one.
 """
+import copy
 import math
 
 GB = 1e9
@@ -27,6 +33,27 @@ MESH_PROBES_PER_HOUR = 720
 MESH_MAX_PEERS = 16
 MESH_BUCKETS = [5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
                 5e-2, 0.1]
+
+# A tuned ConnectX-6 fabric NIC's receive path (the values of tests/golden/nics.prom's fabric
+# NIC, ASPM off as on the field's tuned nodes): what every model node publishes unless a
+# scenario sets it apart.
+RX_PATH = {
+    'numa_node': 0,
+    'queues': 8,
+    'irqs': 8,
+    'irqs_off_node': 0,          # queue IRQs affined to CPUs of another NUMA node only
+    'steered_queues': {'rx': 0, 'tx': 8},  # RPS off, XPS on every queue
+    'coalesce_usecs': {'rx': 8, 'tx': 16},
+    'coalesce_frames': {'rx': 128, 'tx': 32},
+    'coalesce_adaptive': {'rx': 1, 'tx': 1},
+    'ring_entries': {('rx', 'current'): 1024, ('rx', 'max'): 8192,
+                     ('tx', 'current'): 1024, ('tx', 'max'): 8192},
+    'pause_enabled': {'rx': 1, 'tx': 1},
+    'offload_enabled': {'gro': 1, 'gso': 1, 'lro': 0, 'tso': 1},
+    'cpu_governor': ('performance', 1),  # (governor label, code)
+    'aspm_policy': ('default', 0),       # (policy label, code)
+    'link_aspm_enabled': {'l0s': 0, 'l1': 0},  # the NIC's own link (sysfs link/<state>_aspm)
+}
 
 # What a probe rung publishes besides its throughput, and which verdicts it has (the
 # `fabric_probe_verdict{verdict}` series exist for each, 0 or 1).
@@ -176,8 +203,10 @@ class Node:
                  rmem_max=268435456, wmem_max=268435456, tcp_rmem_max=268435456,
                  tcp_wmem_max=268435456, tx_pause_per_hour=15, rx_pause_per_hour=10,
                  squeeze_per_hour=0, retransmits_per_hour=2000, crc_per_hour=0, cpus=2,
-                 config_sha='0' * 64, up=True, mesh_rtt=30e-6, dies_at=None):
+                 config_sha='0' * 64, up=True, mesh_rtt=30e-6, dies_at=None, role='compute'):
         self.name = name
+        self.role = role  # fleet role (fabric_fleet_node_info{role}); None: not configured
+        self.rx_path = copy.deepcopy(RX_PATH)
         self.address = address
         self.line_rate = line_rate  # bytes/s, constant or f(t)
         self.mtu = mtu              # constant or f(t)
@@ -318,9 +347,11 @@ class Fleet:
                   'tcp'):
             out.append(s('fabric_scrape_collector_success', {'collector': c}, 1))
         out.append(s('fabric_exporter_config_info', {'sha256': n.config_sha}, 1))
-        out.append(s('fabric_fleet_node_info', {
-            'expected_mtu': '9000', 'fabric_address': n.address,
-            'fabric_interface': n.interface, 'node': n.name}, 1))
+        node_info = {'expected_mtu': '9000', 'fabric_address': n.address,
+                     'fabric_interface': n.interface, 'node': n.name}
+        if n.role is not None:
+            node_info['role'] = n.role
+        out.append(s('fabric_fleet_node_info', node_info, 1))
         for peer in self.nodes.values():
             if peer.name == n.name:
                 continue
@@ -344,6 +375,7 @@ class Fleet:
         out.append(s('fabric_netdev_crc_errors_total', dev, counter(n.crc_per_hour)))
         out.append(s('fabric_netdev_phy_crc_errors_total', dict(dev, direction='rx'),
                      counter(n.crc_per_hour)))
+        out.extend(self._rx_path_series(s, n))
         addr = {'address': n.pci_address}
         out.append(s('fabric_pcie_netdev_info', dict(addr, device=n.interface), 1))
         out.append(s('fabric_pcie_path_current_bandwidth_bytes_per_second', addr,
@@ -386,6 +418,31 @@ class Fleet:
             out.append(s('fabric_flows_best_flow_goodput_bytes_per_second', key, f.best))
             out.append(s('fabric_flows_transferred_bytes_total', key,
                          counter(lambda t, f=f: _const_or(f.goodput, t) * 3600)))
+        return out
+
+    def _rx_path_series(self, s, n):
+        """The fabric NIC's receive-path facts, labelled with its role as the exporter labels
+        interface series (fabric_netdev_role_info from the fleet config)."""
+        rx = n.rx_path
+        dev = {'device': n.interface, 'role': 'fabric'}
+        out = [s('fabric_netdev_role_info', dict(dev, source='config'), 1)]
+        for name in ('numa_node', 'queues', 'irqs', 'irqs_off_node'):
+            out.append(s('fabric_netdev_' + name, dev, rx[name]))
+        for name in ('steered_queues', 'coalesce_usecs', 'coalesce_frames', 'coalesce_adaptive',
+                     'pause_enabled'):
+            for direction, v in sorted(rx[name].items()):
+                out.append(s('fabric_netdev_' + name, dict(dev, direction=direction), v))
+        for (ring, bound), v in sorted(rx['ring_entries'].items()):
+            out.append(s('fabric_netdev_ring_entries', dict(dev, ring=ring, bound=bound), v))
+        for offload, v in sorted(rx['offload_enabled'].items()):
+            out.append(s('fabric_netdev_offload_enabled', dict(dev, offload=offload), v))
+        governor, code = rx['cpu_governor']
+        out.append(s('fabric_netdev_cpu_governor', dict(dev, governor=governor), code))
+        policy, code = rx['aspm_policy']
+        out.append(s('fabric_pcie_aspm_policy', {'policy': policy}, code))
+        for state, v in sorted(rx['link_aspm_enabled'].items()):
+            out.append(s('fabric_pcie_link_aspm_enabled',
+                         {'address': n.pci_address, 'state': state}, v))
         return out
 
     def _result_series(self, s, r):

@@ -504,23 +504,86 @@ def shape14_near():
 def shape15():
     # Inbound to node-b 194-196 Gb/s with 238,000-280,000 retransmits per 30 s of probing,
     # 20,000-51,000 TX pause frames per run, softnet time_squeeze rising, zero CRC errors.
+    # node-b's receive path is set apart from its two compute peers' in the hypotheses the
+    # field left untested: every queue IRQ of its fabric NIC affined off the NIC's NUMA node
+    # (irqbalance after a BIOS change) and ASPM L1 enabled on the NIC's link.
     f = fleet3()
     b = f.node(B)
     b.tx_pause_per_hour = 6 * 35000
     b.squeeze_per_hour = 1200
+    b.rx_path['irqs_off_node'] = 8
+    b.rx_path['link_aspm_enabled']['l1'] = 1
     for sender in (A, C):
         set_pair(f, sender, B, 'tcp_multi', 195 * Gbit, retransmits=259000 // 3)
-    return f, {('FabricReceiveBackpressure', B, None), ('FabricTxPauseAboveFleetMedian', B, None)}
+    return f, {('FabricReceiveBackpressure', B, None), ('FabricTxPauseAboveFleetMedian', B, None),
+               ('FabricReceivePathDiffersFromPeers', B, None)}
 
 
 @scenario('shape15-receive-backpressure-near-miss', shape=15, kind='near-miss')
 def shape15_near():
     # Pause frames and squeezes without inbound retransmits: flow control doing its job.
+    # node-b's receive path differs from its peers' only where it does not set it apart: TX
+    # coalescing (no compared fact) and an RX ring of 2048 of 16384 entries, the same fill as
+    # the peers' 1024 of 8192.
     f = fleet3()
     b = f.node(B)
     b.tx_pause_per_hour = 400
     b.squeeze_per_hour = 1200
+    b.rx_path['coalesce_usecs']['tx'] = 64
+    b.rx_path['ring_entries'].update({('rx', 'current'): 2048, ('rx', 'max'): 16384})
     return f, set()
+
+
+# ---- receive-path peers (issue 26 item 5) -------------------------------------------------
+# Peers are the NICs of one role on nodes of one fleet role: storage servers set their receive
+# path apart from compute nodes by design (IRQs on the far socket beside the NVMe drives, RPS,
+# longer fixed RX coalescing, GRO off, ASPM L1, powersave CPUs) and are compared only with
+# each other.
+
+MIXED = ['node-%s' % c for c in 'abcdefg']
+STORAGE_NODES = MIXED[4:]
+
+
+def fleet_mixed_roles():
+    """Four compute nodes and three storage servers, all healthy, each role configured
+    alike."""
+    nodes = [Node(name, '198.18.0.%d' % (i + 1),
+                  role='storage' if name in STORAGE_NODES else 'compute')
+             for i, name in enumerate(MIXED)]
+    fleet = Fleet(nodes)
+    for n in nodes:
+        fleet.healthy_probes(n.name)
+        for r in n.results:
+            r.period = 3 * 3600
+        if n.role == 'storage':
+            rx = n.rx_path
+            rx['irqs_off_node'] = 8
+            rx['steered_queues']['rx'] = 8
+            rx['coalesce_usecs']['rx'] = 64
+            rx['coalesce_adaptive']['rx'] = 0
+            rx['offload_enabled']['gro'] = 0
+            rx['link_aspm_enabled']['l1'] = 1
+            rx['cpu_governor'] = ('powersave', 2)
+    return fleet
+
+
+@scenario('receive-path-mixed-node-roles', kind='healthy')
+def receive_path_mixed_node_roles():
+    # Against the whole fleet the storage servers would be the minority (3 of 7) in every
+    # fact; each value is unanimous within its node role: nothing fires.
+    return fleet_mixed_roles(), set()
+
+
+@scenario('receive-path-storage-node-differs', shape=15)
+def receive_path_storage_node_differs():
+    # node-g, a storage server, keeps a compute node's IRQ placement and GRO on: unlike its two
+    # storage peers (though like the four compute nodes), so it is the one named.
+    f = fleet_mixed_roles()
+    rx = f.node('node-g').rx_path
+    rx['irqs_off_node'] = 0
+    rx['offload_enabled']['gro'] = 1
+    return f, {('FabricReceivePathDiffersFromPeers', 'node-g', None),
+               ('FabricOffloadDiffersFromPeers', 'node-g', None)}
 
 
 # ---- the latency mesh (issue 22: no alert floods) ----------------------------------------
