@@ -29,24 +29,33 @@ injected faults among them, each exactly once per node it was injected on, and
 the fleet circuit breaker once for the shape every node's recording shares. Alerts are compared once both
 servers agree or after 90 s; a difference then is printed and fails.
 
+On the central server, every query of the fleet dashboard (dashboards/
+fabric-fleet.json, its variables too) must evaluate, return series and load at
+most the samples (`stats=all`: totalQueryableSamples) its source's `cost`
+bound allows for this fleet, and read per-pair series of at most the mesh
+degree's peers per node (dashboard_cost).
+
 Exits 77 (skipped) when prometheus is not installed.
 """
-import os
 import shutil
 import sys
 import tempfile
 import time
 import urllib.parse
 
-from fabric_testlib.exporter_process import Exporter
+from fabric_testlib.dashboards import (COSTED, cost_bound, evaluate, hidden, load, selectors,
+                                      substitute, targets, variable_queries)
+from fabric_testlib.exporter_process import SOURCE_DIR, Exporter
 from fabric_testlib.fixture_fleet import (PROCFS, PROMETHEUS, RULES, Prometheus, api, build_tree,
                                           exporter_config, recorded_results, wait_until,
                                           write_recording)
+from fabric_testlib.promql_names import metric_names
 
 NODES = {f'node-{i:02d}': {'address': f'192.0.2.{30 + i}', 'rack': f'r{(i + 1) // 2}',
                            'plane': f'p{i % 2}', 'role': 'compute'} for i in range(1, 9)}
 NAMES = list(NODES)
 SHARDS = 2
+PEERS = 2                               # per-pair results per node: the next two on the ring
 PATH_FAULT = ('node-05', 'node-06')     # a tenth of the multi-stream TCP send rate
 
 
@@ -54,7 +63,7 @@ def recording(tmp, node):
     """node's results: the nics recording's peers node-b, node-c renamed to the
     next two nodes on the ring, dated a minute ago (fresh: no stale alerts)."""
     i = NAMES.index(node)
-    peers = {'node-b': NAMES[(i + 1) % len(NAMES)], 'node-c': NAMES[(i + 2) % len(NAMES)]}
+    peers = {'node-b': NAMES[(i + 1) % len(NAMES)], 'node-c': NAMES[(i + PEERS) % len(NAMES)]}
     state = recorded_results()
     now = time.time()
     for r in state['results']:
@@ -107,6 +116,65 @@ def values(prom, expr):
             for s in prom.try_query(expr)}
 
 
+def one(prom, expr):
+    r = prom.try_query(expr)
+    return int(float(r[0]['value'][1])) if r else 0
+
+
+def dashboard_cost(central, failures):
+    """Every query of the fleet dashboard (its panels and variables, every
+    variable at All) on the central server, once the scenario's records and
+    alerts are there: each must evaluate and return series (this fleet has
+    every rack, ladder, path record and a firing shaped alert, so an empty
+    panel is a broken query), and load at most the samples its source's
+    `cost` mark allows for this fleet (dashboards/src/fleet.libsonnet). The
+    bounds are linear in the nodes (per-pair panels in nodes x mesh degree), so
+    a query that joins a per-peer series of all N - 1 peers per node, N * (N - 1)
+    samples, fails here at 8 nodes already. Variables select one series per
+    node (build info, topology): bound N."""
+    sizes = {'N': len(NODES), 'R': len({n['rack'] for n in NODES.values()}), 'D': PEERS,
+             # The bundle's directions per path, ladder layers and firing alert
+             # series per node, as the central server has them.
+             'V': one(central, 'count(count by (direction) '
+                               '(instance_target_direction:fabric_path_line_ratio:min))'),
+             'L': one(central, 'count(count by (layer) (instance:fabric_ladder_line_ratio:max))'),
+             'A': one(central, 'max(count by (instance) (ALERTS{alertstate="firing"}))')}
+    dashboards = {COSTED: load(SOURCE_DIR)[COSTED]}
+    queries = [(f'{title!r} {t["refId"]}', t['expr'], m['cost'])
+               for _, title, t, m in targets(dashboards, hidden(SOURCE_DIR))]
+    queries += [(f'variable {v}', sel, 'N') for v, sel, _ in variable_queries(dashboards[COSTED])]
+    rows = []
+    for where, expr, bound in queries:
+        r = evaluate(central.base, expr)
+        limit = cost_bound(bound, sizes) if bound else None
+        rows.append(f'  {r["samples"]!s:>5} <= {limit!s:>5} ({bound}): {where}')
+        if r['error']:
+            failures.append(f'{COSTED} {where}: {r["error"]}')
+        elif not r['series']:
+            failures.append(f'{COSTED} {where}: no series on the central server')
+        elif limit is None or r['samples'] is None or r['samples'] > limit:
+            failures.append(f'{COSTED} {where}: loads {r["samples"]} samples, bound {bound} = '
+                            f'{limit} at {sizes}')
+    print(f'{COSTED} on central, samples loaded <= bound ({sizes}):\n' + '\n'.join(rows))
+    # The totals cannot tell N * (N - 1) from N * D at this size: 8 nodes
+    # with 7 peers each are as many as 8 nodes' D * V + 3 per-pair and
+    # per-node series (the worst paths joined once with every peer's topology
+    # loaded exactly what it loads now). So every per-pair series a query
+    # reads (one with a `target`) is checked to be one of the node's D mesh
+    # peers, whatever the fleet's size: no panel reads per-peer series of all
+    # the peers.
+    for where, expr, _ in queries:
+        e = substitute(expr)
+        for name in sorted(metric_names(e)):
+            for matchers in selectors(e, name):
+                sel = '%s{%s}' % (name, ', '.join(m for m in (matchers, 'target!=""') if m))
+                peers = one(central,
+                            f'max(count by (instance) (count by (instance, target) ({sel})))')
+                if peers > PEERS:
+                    failures.append(f'{COSTED} {where}: reads {sel} of {peers} targets per node, '
+                                    f'more than the mesh degree D = {PEERS}')
+
+
 def main():
     if not PROMETHEUS:
         print('prometheus not installed (scripts/setup-deps --test): skipped')
@@ -127,12 +195,14 @@ def main():
         fast = 'global: {scrape_interval: 1s, evaluation_interval: 1s}\n'
         central = Prometheus(tmp, 'central', fast + f"rule_files: ['{RULES}']\n", receiver=True)
         running.append(central.__enter__())
-        write = (f'remote_write:\n- url: {central.base}/api/v1/write\n'
-                 '  queue_config: {batch_send_deadline: 1s}\n')
+        def write(*servers):
+            return 'remote_write:\n' + ''.join(
+                f'- url: {p.base}/api/v1/write\n  queue_config: {{batch_send_deadline: 1s}}\n'
+                for p in servers)
         agents = []
         for shard in range(SHARDS):
             a = Prometheus(tmp, f'agent-{shard}', fast.replace(', evaluation_interval: 1s', '')
-                           + scrape_config(exporters, shard) + write, agent=True)
+                           + scrape_config(exporters, shard) + write(central), agent=True)
             running.append(a.__enter__())
             agents.append(a)
         reference = Prometheus(tmp, 'reference',
@@ -224,12 +294,10 @@ def main():
                 failures.append(f'{select}: want one alert with {want_labels}, central has {got}')
         print(f'alerts on central: {len(c)} '
               f'({", ".join(sorted({dict(a)["alertname"] + "/" + dict(a)["alertstate"] for a in c}))})')
+        dashboard_cost(central, failures)
         # What docs/scale.md quotes: series per node and what the central
         # server stores, by kind (printed, not asserted: they move with the
         # exporter's metrics and the rule bundle).
-        def one(prom, expr):
-            r = prom.try_query(expr)
-            return int(float(r[0]['value'][1])) if r else 0
         per_node = one(reference, 'max(scrape_samples_scraped{job="fabric"})')
         head = one(central, 'count({__name__=~".+"})')
         records = one(central, 'count({__name__=~".+:.+"})')
