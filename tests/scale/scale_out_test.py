@@ -12,8 +12,8 @@ in the recordings:
     "instrument";
   - node-05's multi-stream TCP send to node-06 is cut to a tenth, so
     FabricPathFarBelowPeers, a fleet-median rule, holds (pending: it has a
-    15-minute `for`) for that one path: only a server that sees every node
-    finds the median that path is far below.
+    15-minute `for`) for that one path, against the median of the paths the
+    evaluating server sees.
 Two Prometheus servers in agent mode each scrape a disjoint part of the fleet
 (hashmod relabelling on a stable per-target label, as docs/scale.md deploys
 it) and remote-write to a central Prometheus (--web.enable-remote-write-
@@ -33,11 +33,17 @@ On the central server, every query of the fleet dashboard (dashboards/
 fabric-fleet.json, its variables too) must evaluate, return series and load at
 most the samples (`stats=all`: totalQueryableSamples) its source's `cost`
 bound allows for this fleet, and read per-pair series of at most the mesh
-degree's peers per node (dashboard_cost).
+degree's peers per node (dashboard_cost). The negative control (shard_control):
+each agent also writes its part to a shard view that evaluates the bundle on
+that part alone; the smaller shard's view fires its nodes' instrument alerts
+and still no circuit breaker, which the central server raises, and neither
+view's alerts equal the reference's.
 
 Exits 77 (skipped) when prometheus is not installed.
 """
+import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -116,6 +122,13 @@ def values(prom, expr):
             for s in prom.try_query(expr)}
 
 
+def mixin_config(key):
+    """A threshold of the rule bundle (rules/mixin), as the rules use it."""
+    out = subprocess.run(['jsonnet', '-e', f"(import 'rules/mixin/mixin.libsonnet')._config.{key}"],
+                         cwd=SOURCE_DIR, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
 def one(prom, expr):
     r = prom.try_query(expr)
     return int(float(r[0]['value'][1])) if r else 0
@@ -175,6 +188,81 @@ def dashboard_cost(central, failures):
                                     f'more than the mesh degree D = {PEERS}')
 
 
+def breaker_evaluations(prom):
+    """The breaker group's last evaluation time as Prometheus reports it (a
+    string that changes with each evaluation), or None."""
+    r = api(prom.base, '/api/v1/rules', type='alert')
+    for g in r.get('data', {}).get('groups', []):
+        if g['name'] == 'fabric-ladder.breaker':
+            return g.get('lastEvaluation')
+    return None
+
+
+def shard_control(views, split, address, reference, failures):
+    """The negative control: the bundle evaluated on each shard's part alone
+    (the shard views, fed by the same agents). Without it the central checks
+    cannot tell a global view from any server that sees some nodes: the
+    circuit breaker counts nodes of one shape against count(up), and needs at
+    least fleetShapeMinNodes of them. Two disjoint shards of 8 nodes leave one
+    with at most 4, below that minimum (5), so that shard's view must raise
+    every one of its nodes' instrument alerts (the breaker's cause is there)
+    and still no FabricFleetWideShape, which the central server raises (checked
+    above). Absence is waited for by conditions, not time: once the view fires
+    every per-node alert, two more evaluations of the breaker's group must see
+    them. And each view's alerts differ from the reference's: the comparison
+    central = reference is not one any server passes.
+
+    (The path fault is no such control: the shard holding node-05 holds 3 or
+    more clean paths, enough for the fleet-median rule to find the slow one
+    within the shard; printed, not asserted.)"""
+    minimum = mixin_config('fleetShapeMinNodes')
+    small = min(range(SHARDS), key=lambda i: len(split[i]))
+    if len(split[small]) >= minimum:
+        failures.append(f'negative control: the smaller shard has {len(split[small])} nodes, not '
+                        f'fewer than fleetShapeMinNodes ({minimum}): use more shards')
+        return
+    view = views[small]
+    nodes = split[small]
+
+    def instrument():
+        return by_instance(view, 'ALERTS{alertname="FabricProbeHarnessLimited", '
+                                 'probe="tcp_multi", alertstate="firing"}')
+    if not wait_until(lambda: instrument() == nodes, 90, step=1):
+        failures.append(f'negative control: shard {small} view fires the instrument alert for '
+                        f'{sorted(instrument())}, want its nodes {sorted(nodes)}')
+        return
+    seen = breaker_evaluations(view)
+    evaluations = []
+
+    def evaluated_twice():
+        e = breaker_evaluations(view)
+        if e != seen and e not in evaluations:
+            evaluations.append(e)
+        return len(evaluations) >= 2
+    if not wait_until(evaluated_twice, 60, step=0.5):
+        failures.append(f'negative control: shard {small} view did not evaluate its breaker twice '
+                        f'after its nodes\' alerts fired ({seen}, then {evaluations})')
+        return
+    breaker = view.try_query('ALERTS{alertname="FabricFleetWideShape"}')
+    if breaker:
+        failures.append(f'negative control: shard {small} view ({len(nodes)} nodes) raises '
+                        f'FabricFleetWideShape: {[b["metric"] for b in breaker]}')
+    else:
+        print(f'negative control: shard {small} view ({len(nodes)} nodes, all firing the '
+              f'instrument alert) raises no FabricFleetWideShape; central does')
+    a5 = address[PATH_FAULT[0]]
+    for i, v in enumerate(views):
+        got, ref = alerts(v), alerts(reference)
+        if got == ref:
+            failures.append(f'negative control: shard {i} view raises exactly the reference\'s '
+                            f'{len(ref)} alerts: the central comparison would not discriminate')
+        path = v.try_query(f'ALERTS{{alertname="FabricPathFarBelowPeers", instance="{a5}"}}')
+        wide = v.try_query('ALERTS{alertname="FabricFleetWideShape"}')
+        print(f'shard {i} view ({len(split[i])} nodes): {len(got)} alerts (reference {len(ref)}), '
+              f'FabricPathFarBelowPeers for {PATH_FAULT[0]}: {"yes" if path else "no"}, '
+              f'FabricFleetWideShape: {"yes" if wide else "no"}')
+
+
 def main():
     if not PROMETHEUS:
         print('prometheus not installed (scripts/setup-deps --test): skipped')
@@ -199,17 +287,27 @@ def main():
             return 'remote_write:\n' + ''.join(
                 f'- url: {p.base}/api/v1/write\n  queue_config: {{batch_send_deadline: 1s}}\n'
                 for p in servers)
+        # The negative control's shard views: each agent also writes its own
+        # part to a server evaluating the bundle on that part alone (what a
+        # deployment that runs the rules at the shards would alert on).
+        views = []
+        for shard in range(SHARDS):
+            v = Prometheus(tmp, f'shard-{shard}', fast + f"rule_files: ['{RULES}']\n",
+                           receiver=True)
+            running.append(v.__enter__())
+            views.append(v)
         agents = []
         for shard in range(SHARDS):
             a = Prometheus(tmp, f'agent-{shard}', fast.replace(', evaluation_interval: 1s', '')
-                           + scrape_config(exporters, shard) + write(central), agent=True)
+                           + scrape_config(exporters, shard) + write(central, views[shard]),
+                           agent=True)
             running.append(a.__enter__())
             agents.append(a)
         reference = Prometheus(tmp, 'reference',
                                fast + f"rule_files: ['{RULES}']\n" + scrape_config(exporters))
         running.append(reference.__enter__())
-        print(f'{len(exporters)} exporters, {SHARDS} agents, central and reference Prometheus '
-              f'started in {time.monotonic() - started:.1f} s')
+        print(f'{len(exporters)} exporters, {SHARDS} agents, central, {SHARDS} shard views and '
+              f'reference Prometheus started in {time.monotonic() - started:.1f} s')
 
         # The agents split the fleet: disjoint, both non-empty, every node once.
         def shard_targets():
@@ -295,6 +393,7 @@ def main():
         print(f'alerts on central: {len(c)} '
               f'({", ".join(sorted({dict(a)["alertname"] + "/" + dict(a)["alertstate"] for a in c}))})')
         dashboard_cost(central, failures)
+        shard_control(views, split, address, reference, failures)
         # What docs/scale.md quotes: series per node and what the central
         # server stores, by kind (printed, not asserted: they move with the
         # exporter's metrics and the rule bundle).
