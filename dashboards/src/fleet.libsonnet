@@ -25,7 +25,8 @@ local fleetWide(t) = t { fleet:: true };
 // instant query with every variable at All), as a polynomial in the fleet's
 // dimensions: N nodes, R racks, D the mesh degree (peers a node publishes
 // per-pair results for), V directions per path (send, receive, both: at most
-// 3), L ladder layers, A firing alert series per node.
+// 3), L ladder layers, A firing alert series per node, M the latency mesh's
+// peers per node (probes.mesh.max_peers, 16 by default).
 // The scale-out test (tests/scale) evaluates every query on the central server
 // of its fleet and fails one above its bound: linear in N (per-pair panels in
 // N * D), never in N * N.
@@ -35,6 +36,9 @@ local cost(t, bound) = t { cost:: bound };
 // fleet name, its rack and plane as target_rack and target_plane.
 local asTarget(sel) = 'label_replace(label_replace(label_replace(%s, "target", "$1", "node", "(.+)"), "target_rack", "$1", "rack", "(.+)"), "target_plane", "$1", "plane", "(.*)")' % sel;
 local pathRatio = 'instance_target_direction:fabric_path_line_ratio:min{instance=~"$instance"}';
+// The latency mesh runs only where the peers' responders answer: the test
+// fleets replay recorded results and run none.
+local noMesh = 'the test fleets run no latency mesh (it connects to the peers\' responders; tests/netns/path_mesh_netns_test.py covers its series and alerts)';
 
 local rackVar(name, label, from) = g.queryVariable(
   name, label, 'label_values(%s{instance=~"$instance"}, %s)' % [topology, from]
@@ -102,6 +106,30 @@ g.dashboard(
       [g.organize({ Time: null, __name__: null, job: null, Value: 'fraction of line rate' })],
       w=12, h=10,
     ) + ratioThresholds + g.fieldUnit('fraction of line rate', 'percentunit'),
+
+    g.row('Path mesh'),
+    g.timeseries(
+      'The %d worst pairs over time (binding rate over line rate)' % worst,
+      'Each of the %d paths (node, peer, direction) with the lowest binding ceiling over the sender\'s line rate at each moment, among the selected racks and planes: a path that drops into this set, or a step shared by many, dates the change. Bounded by the bottom %d at each step, not by the pairs.' % [worst, worst],
+      [cost(g.target('bottomk(%d, %s * on (instance) group_left (node) %s)' % [worst, pathRatio, topoSel], '{{node}} → {{target}} {{direction}}'), 'N*D*V + N')],
+      'percentunit', w=24, h=8,
+    ) + g.minMax(0, 1),
+    g.table(
+      'Path mesh: the %d lossiest pairs (latency probes lost, last 5 min)' % worst,
+      'The latency mesh (TCP connects to each node\'s mesh peers every few seconds, between bandwidth rounds): the %d pairs losing the largest share of their probes, among the selected racks and planes. FabricPathLoss fires on a pair above %g; many pairs into one target is that target (FabricPathTargetLossy).' % [worst, c.config.pathLossRatio],
+      [cost(g.target('topk(%d, (instance_target:fabric_path_lost:ratio_rate5m{instance=~"$instance"} > 0) * on (instance) group_left (node, rack, plane) %s)' % [worst, topoSel], instant=true, table=true) { noDataOnFixtures:: noMesh }, 'N*M + N')],
+      'percentunit',
+      [g.organize({ Time: null, __name__: null, job: null, Value: 'probes lost' })],
+      w=12, h=8,
+    ) + g.thresholds([[null, 'green'], [0.01, 'orange'], [c.config.pathLossRatio, 'red']]) + g.fieldUnit('probes lost', 'percentunit'),
+    g.table(
+      'Path mesh: the %d pairs furthest above their round-trip baseline' % worst,
+      'The latency mesh\'s median round trip of each pair over the last 5 minutes against its own median over the hour before (%s ago): the %d largest ratios among the selected racks and planes. FabricPathRttJump fires at %g times the baseline (and %g µs more) for %s.' % [c.config.pathRttBaselineOffset, worst, c.config.pathRttJumpFactor, c.config.pathRttJumpMinSeconds * 1e6, c.config.pathRttJumpFor],
+      [cost(g.target('topk(%d, instance_target:fabric_path_rtt_seconds:median5m{instance=~"$instance"} / instance_target:fabric_path_rtt_seconds:median_baseline{instance=~"$instance"} * on (instance) group_left (node, rack, plane) %s)' % [worst, topoSel], instant=true, table=true) { noDataOnFixtures:: noMesh }, '2*N*M + N')],
+      'short',
+      [g.organize({ Time: null, __name__: null, job: null, Value: 'round trip over baseline' })],
+      w=12, h=8,
+    ) + g.thresholds([[null, 'green'], [2, 'orange'], [c.config.pathRttJumpFactor, 'red']]),
 
     g.row('Shapes across the fleet'),
     g.table(

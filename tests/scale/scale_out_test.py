@@ -139,7 +139,8 @@ def dashboard_cost(central, failures):
     variable at All) on the central server, once the scenario's records and
     alerts are there: each must evaluate and return series (this fleet has
     every rack, ladder, path record and a firing shaped alert, so an empty
-    panel is a broken query), and load at most the samples its source's
+    panel is a broken query; only the latency mesh's, marked noDataOnFixtures,
+    have none), and load at most the samples its source's
     `cost` mark allows for this fleet (dashboards/src/fleet.libsonnet). The
     bounds are linear in the nodes (per-pair panels in nodes x mesh degree), so
     a query that joins a per-peer series of all N - 1 peers per node, N * (N - 1)
@@ -151,19 +152,23 @@ def dashboard_cost(central, failures):
              'V': one(central, 'count(count by (direction) '
                                '(instance_target_direction:fabric_path_line_ratio:min))'),
              'L': one(central, 'count(count by (layer) (instance:fabric_ladder_line_ratio:max))'),
-             'A': one(central, 'max(count by (instance) (ALERTS{alertstate="firing"}))')}
+             'A': one(central, 'max(count by (instance) (ALERTS{alertstate="firing"}))'),
+             # No latency mesh: the exporters replay recorded results, and the
+             # fleet's addresses answer no connects.
+             'M': 0}
     dashboards = {COSTED: load(SOURCE_DIR)[COSTED]}
-    queries = [(f'{title!r} {t["refId"]}', t['expr'], m['cost'])
+    queries = [(f'{title!r} {t["refId"]}', t['expr'], m['cost'], m['noData'])
                for _, title, t, m in targets(dashboards, hidden(SOURCE_DIR))]
-    queries += [(f'variable {v}', sel, 'N') for v, sel, _ in variable_queries(dashboards[COSTED])]
+    queries += [(f'variable {v}', sel, 'N', None)
+                for v, sel, _ in variable_queries(dashboards[COSTED])]
     rows = []
-    for where, expr, bound in queries:
+    for where, expr, bound, no_data in queries:
         r = evaluate(central.base, expr)
         limit = cost_bound(bound, sizes) if bound else None
         rows.append(f'  {r["samples"]!s:>5} <= {limit!s:>5} ({bound}): {where}')
         if r['error']:
             failures.append(f'{COSTED} {where}: {r["error"]}')
-        elif not r['series']:
+        elif not r['series'] and no_data is None:  # marked: the latency mesh, off here
             failures.append(f'{COSTED} {where}: no series on the central server')
         elif limit is None or r['samples'] is None or r['samples'] > limit:
             failures.append(f'{COSTED} {where}: loads {r["samples"]} samples, bound {bound} = '
@@ -174,18 +179,20 @@ def dashboard_cost(central, failures):
     # per-node series (the worst paths joined once with every peer's topology
     # loaded exactly what it loads now). So every per-pair series a query
     # reads (one with a `target`) is checked to be one of the node's D mesh
-    # peers, whatever the fleet's size: no panel reads per-peer series of all
-    # the peers.
-    for where, expr, _ in queries:
+    # peers (or of its M latency mesh peers), whatever the fleet's size: no
+    # panel reads per-peer series of all the peers.
+    peer_limit = max(sizes['D'], sizes['M'])
+    for where, expr, _, _ in queries:
         e = substitute(expr)
         for name in sorted(metric_names(e)):
             for matchers in selectors(e, name):
                 sel = '%s{%s}' % (name, ', '.join(m for m in (matchers, 'target!=""') if m))
                 peers = one(central,
                             f'max(count by (instance) (count by (instance, target) ({sel})))')
-                if peers > PEERS:
+                if peers > peer_limit:
                     failures.append(f'{COSTED} {where}: reads {sel} of {peers} targets per node, '
-                                    f'more than the mesh degree D = {PEERS}')
+                                    f'more than the mesh degree D = {sizes["D"]} '
+                                    f'(latency mesh M = {sizes["M"]})')
 
 
 def breaker_evaluations(prom):

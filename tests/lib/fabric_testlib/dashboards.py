@@ -107,7 +107,7 @@ def evaluate(base, expr):
 # The dashboard whose queries carry a `cost` bound, and the dimensions a bound
 # may name (dashboards/src/fleet.libsonnet says what each is).
 COSTED = 'fabric-fleet.json'
-COST_SIZES = ('N', 'R', 'D', 'V', 'L', 'A')
+COST_SIZES = ('N', 'R', 'D', 'V', 'L', 'A', 'M')
 
 
 def selectors(expr, name):
