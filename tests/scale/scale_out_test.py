@@ -140,12 +140,19 @@ def dashboard_cost(central, failures):
     alerts are there: each must evaluate and return series (this fleet has
     every rack, ladder, path record and a firing shaped alert, so an empty
     panel is a broken query; only the latency mesh's, marked noDataOnFixtures,
-    have none), and load at most the samples its source's
-    `cost` mark allows for this fleet (dashboards/src/fleet.libsonnet). The
-    bounds are linear in the nodes (per-pair panels in nodes x mesh degree), so
-    a query that joins a per-peer series of all N - 1 peers per node, N * (N - 1)
-    samples, fails here at 8 nodes already. Variables select one series per
+    have none), and load at most the samples its source's `cost` mark allows
+    for this fleet (dashboards/src/fleet.libsonnet): bounds linear in the nodes
+    (per-pair panels in nodes x mesh degree). Variables select one series per
     node (build info, topology): bound N."""
+    dashboards = {COSTED: load(SOURCE_DIR)[COSTED]}
+    queries = [(f'{title!r} {t["refId"]}', t['expr'], m['cost'], m['noData'])
+               for _, title, t, m in targets(dashboards, hidden(SOURCE_DIR))]
+    queries += [(f'variable {v}', sel, 'N', None)
+                for v, sel, _ in variable_queries(dashboards[COSTED])]
+    results = [evaluate(central.base, expr) for _, expr, _, _ in queries]
+    # Measured after the queries: firing alerts only grow during the run
+    # (pending ones have `for`s of minutes), so a bound is never taken from
+    # fewer alerts than its query saw.
     sizes = {'N': len(NODES), 'R': len({n['rack'] for n in NODES.values()}), 'D': PEERS,
              # The bundle's directions per path, ladder layers and firing alert
              # series per node, as the central server has them.
@@ -156,14 +163,8 @@ def dashboard_cost(central, failures):
              # No latency mesh: the exporters replay recorded results, and the
              # fleet's addresses answer no connects.
              'M': 0}
-    dashboards = {COSTED: load(SOURCE_DIR)[COSTED]}
-    queries = [(f'{title!r} {t["refId"]}', t['expr'], m['cost'], m['noData'])
-               for _, title, t, m in targets(dashboards, hidden(SOURCE_DIR))]
-    queries += [(f'variable {v}', sel, 'N', None)
-                for v, sel, _ in variable_queries(dashboards[COSTED])]
     rows = []
-    for where, expr, bound, no_data in queries:
-        r = evaluate(central.base, expr)
+    for (where, expr, bound, no_data), r in zip(queries, results):
         limit = cost_bound(bound, sizes) if bound else None
         rows.append(f'  {r["samples"]!s:>5} <= {limit!s:>5} ({bound}): {where}')
         if r['error']:
@@ -176,19 +177,24 @@ def dashboard_cost(central, failures):
     print(f'{COSTED} on central, samples loaded <= bound ({sizes}):\n' + '\n'.join(rows))
     # The totals cannot tell N * (N - 1) from N * D at this size: 8 nodes
     # with 7 peers each are as many as 8 nodes' D * V + 3 per-pair and
-    # per-node series (the worst paths joined once with every peer's topology
-    # loaded exactly what it loads now). So every per-pair series a query
-    # reads (one with a `target`) is checked to be one of the node's D mesh
-    # peers (or of its M latency mesh peers), whatever the fleet's size: no
-    # panel reads per-peer series of all the peers.
+    # per-node series (the worst paths, when they joined every peer's
+    # topology, loaded exactly what they load now: 96). So every per-pair
+    # series a query reads (one with a `target`) is checked to be one of the
+    # node's D mesh peers (or of its M latency mesh peers), whatever the
+    # fleet's size: no panel reads per-peer series of all the peers.
     peer_limit = max(sizes['D'], sizes['M'])
     for where, expr, _, _ in queries:
         e = substitute(expr)
         for name in sorted(metric_names(e)):
             for matchers in selectors(e, name):
                 sel = '%s{%s}' % (name, ', '.join(m for m in (matchers, 'target!=""') if m))
-                peers = one(central,
-                            f'max(count by (instance) (count by (instance, target) ({sel})))')
+                try:
+                    r = central.query(
+                        f'max(count by (instance) (count by (instance, target) ({sel})))')
+                except RuntimeError as err:
+                    failures.append(f'{COSTED} {where}: counting the targets of {sel}: {err}')
+                    continue
+                peers = int(float(r[0]['value'][1])) if r else 0
                 if peers > peer_limit:
                     failures.append(f'{COSTED} {where}: reads {sel} of {peers} targets per node, '
                                     f'more than the mesh degree D = {sizes["D"]} '
