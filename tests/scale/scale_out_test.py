@@ -151,8 +151,8 @@ def dashboard_cost(central, failures):
                 for v, sel, _ in variable_queries(dashboards[COSTED])]
     results = [evaluate(central.base, expr) for _, expr, _, _ in queries]
     # Measured after the queries: firing alerts only grow during the run
-    # (pending ones have `for`s of minutes), so a bound is never taken from
-    # fewer alerts than its query saw.
+    # (the pending ones have `for`s of 15 minutes and more), so a bound is
+    # never taken from fewer alerts than its query saw.
     sizes = {'N': len(NODES), 'R': len({n['rack'] for n in NODES.values()}), 'D': PEERS,
              # The bundle's directions per path, ladder layers and firing alert
              # series per node, as the central server has them.
