@@ -14,7 +14,9 @@ of issue #11:
 * every metric name a query, variable or annotation uses is one the exporter
   exposes (tests/golden, the probe catalogue, external_metrics.txt) or a
   recording rule of the bundle (shared catalogue: tests/rules/promql_names.py);
-* a target marked as having no data on the test fleet says why.
+* a target marked as having no data on the test fleet says why;
+* every query of the fleet dashboard states its cost bound (a polynomial in
+  the fleet's dimensions, which tests/scale checks on real data).
 
 Python stdlib only. `check()` is what dashboards_lint_selftest.py breaks.
 """
@@ -24,7 +26,8 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-from dashboard_source import EXPECTED_UIDS, hidden, load, targets, variable_queries
+from fabric_testlib.dashboards import (COST_SIZES, COSTED, EXPECTED_UIDS, cost_bound, hidden, load,
+                                      selectors, targets, variable_queries)
 from fabric_testlib.promql_names import (external_metrics, golden_metrics, load_rules, metric_names,
                           probe_metrics, unproduced_probe_metrics)
 
@@ -37,17 +40,6 @@ def catalogue(src, errors):
     records = {r['record'] for r in rules if 'record' in r}
     return ((golden_metrics(src) | probe_metrics(src, errors) | records | set(external_metrics(src))) -
             unproduced_probe_metrics(errors))
-
-
-def selectors(expr, name):
-    """The label matchers written after each occurrence of metric `name`."""
-    masked = re.sub(r'"(?:[^"\\]|\\.)*"', lambda m: '"' + '_' * (len(m.group(0)) - 2) + '"', expr)
-    out = []
-    for m in re.finditer(r'(?<![\w:])%s(?![\w:])' % re.escape(name), masked):
-        rest = expr[m.end():]
-        sm = re.match(r'\s*\{([^}]*)\}', rest)
-        out.append(sm.group(1) if sm else '')
-    return out
 
 
 def check_expr(where, expr, known, fleet, errors):
@@ -140,8 +132,16 @@ def check(dashboards, marks, known):
             refs = [t.get('refId') for t in ts]
             if len(set(refs)) != len(refs):
                 errors.append(f'{pw}: refIds not unique: {refs}')
-    for _, title, t, m in targets(dashboards, marks):
+    for name, title, t, m in targets(dashboards, marks):
         pw = f'{title!r} {t.get("refId")}'
+        if name == COSTED:
+            try:
+                if m.get('cost') is None:
+                    raise ValueError('no cost bound')
+                cost_bound(m['cost'], {k: 1 for k in COST_SIZES})
+            except (ValueError, SyntaxError) as e:
+                errors.append(f'{pw}: {e}: every {COSTED} query states its cost bound '
+                              f'(cost:: over {", ".join(COST_SIZES)})')
         check_datasource(pw, t.get('datasource'), errors)
         check_expr(pw, t.get('expr', ''), known, m['fleet'], errors)
         if m['noData'] is not None and not str(m['noData']).strip():

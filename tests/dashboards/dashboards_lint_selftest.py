@@ -6,7 +6,7 @@ import copy
 import sys
 
 import dashboards_lint as lint
-from dashboard_source import hidden, load
+from fabric_testlib.dashboards import hidden, load
 
 
 def first_panel(d):
@@ -62,6 +62,10 @@ def main():
          'variables must start'),
         ('an unexplained no-data mark',
          lambda d: d['marks']['fabric-node.json'][0][0].update(noData=' '), 'must say why'),
+        ('a fleet query without a cost bound',
+         lambda d: d['marks']['fabric-fleet.json'][0][0].update(cost=None), 'no cost bound'),
+        ('a cost bound that is no polynomial in the fleet\'s dimensions',
+         lambda d: d['marks']['fabric-fleet.json'][0][0].update(cost='N**2'), 'only '),
     ]
     failed = 0
     for name, mutate, expect in cases:

@@ -26,9 +26,9 @@ import tempfile
 import time
 import urllib.parse
 
-from dashboard_source import hidden, load, targets, variable_queries
+from fabric_testlib.dashboards import evaluate, hidden, load, substitute, targets, variable_queries
 from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter
-from fabric_testlib.fixture_fleet import (PROMETHEUS, api, build_tree, exporter_config, free_port,
+from fabric_testlib.fixture_fleet import (PROMETHEUS, build_tree, exporter_config, free_port,
                                           recorded_results, write_recording)
 
 NODES = {  # node-b is the h200 flows recording's host; two racks, two planes
@@ -37,14 +37,6 @@ NODES = {  # node-b is the h200 flows recording's host; two racks, two planes
     'node-c': {'address': '192.0.2.23', 'mtu': 1500, 'rack': 'r2', 'plane': 'p0',
                'role': 'storage'},
 }
-# Grafana's variables as the test substitutes them: every value ("All").
-VARIABLES = {
-    '$__rate_interval': '15s', '$__interval': '1s', '$__range': '1m',
-    '$job': 'fabric', '$instance': '.+', '$target': '.+', '$probe': '.+', '$application': '.+',
-    '$rack': '.+', '$plane': '.+', '$target_rack': '.+', '$worst': '20',
-}
-
-
 def recording(tmp, node):
     """The nics tree's recorded results as `node` sees them: node-a's targets
     with `node` and node-a swapped."""
@@ -63,25 +55,19 @@ def config(tmp, node):
     return exporter_config(tmp, node, NODES, recording(tmp, node), flows)
 
 
-def substitute(expr):
-    for k in sorted(VARIABLES, key=len, reverse=True):
-        expr = expr.replace(k, VARIABLES[k]).replace('${%s}' % k[1:], VARIABLES[k])
-    return expr
-
-
 VERBOSE = '--verbose' in sys.argv
 
 
 def query(base, expr, show=False):
     """(number of series, error or None)."""
-    r = api(base, '/api/v1/query', query=substitute(expr))
-    if r.get('status') != 'success':
-        return 0, r.get('error', 'unknown error')
+    r = evaluate(base, expr)
+    if r['error']:
+        return 0, r['error']
     if show and VERBOSE:
         print('  ' + substitute(expr))
-        for s in r['data']['result']:
+        for s in r['series']:
             print(f'    {s["metric"]} {s["value"][1]}')
-    return len(r['data']['result']), None
+    return len(r['series']), None
 
 
 def wait_for(base, exprs, timeout):
