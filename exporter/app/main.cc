@@ -39,13 +39,22 @@ constexpr char kUsageHeader[] =
     "flags, then the --config.file, then the defaults.\n\nFlags:\n";
 
 // Series fixed for the process lifetime.
-MetricSink ConstantSeries(const ExporterOptions& options) {
+// `probes`: the active side, null when the config names no fleet.
+MetricSink ConstantSeries(const ExporterOptions& options, const ProbeRuntime* probes) {
   MetricSink sink;
   sink.Info("fabric_exporter_config_info",
             "SHA-256 of the config file the exporter started with (empty for the embedded "
             "defaults): a change across restarts is configuration drift.",
             {{"sha256", options.config_sha256}});
-  if (options.fleet) AddFleetInfo(*options.fleet, sink);
+  if (options.fleet) {
+    // Above the detail bound the `probes` collector publishes the peers' join
+    // series with the per-pair series that need them.
+    if (probes != nullptr && probes->PublishesPeerInfo()) {
+      AddFleetNodeInfo(*options.fleet, sink);
+    } else {
+      AddFleetInfo(*options.fleet, sink);
+    }
+  }
   sink.Info("fabric_exporter_build_info",
             "fabric_exporter's version, source revision, build type and compiler; always 1.",
             {{"version", build::kVersion},
@@ -186,8 +195,8 @@ int Run(int argc, char** argv) {
     collectors.push_back({"probes", probes->MakeCollector()});
     if (auto mesh = probes->MakeMeshCollector()) collectors.push_back({"mesh", std::move(mesh)});
   }
-  auto scraper = std::make_shared<Scraper>(std::move(collectors), ConstantSeries(options),
-                                           &ladder::IsFactFamily);
+  auto scraper = std::make_shared<Scraper>(
+      std::move(collectors), ConstantSeries(options, probes.get()), &ladder::IsFactFamily);
   LandingPageInfo landing = MakeLandingInfo(options);
   WebRoutes routes;
   routes.telemetry_path = options.telemetry_path;

@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/log.h"
+#include "common/parse/ip_address.h"
 #include "common/read/file_reader.h"
 #include "common/strings.h"
 #include "exporter/backends/flow_source.h"
@@ -69,11 +71,12 @@ FlowsSettings ParseSettings(const ConfigNode& node, uint16_t probe_port) {
 class FlowsCollector : public Collector {
  public:
   FlowsCollector(FlowsSettings settings, std::unique_ptr<FlowSource> live,
-                 std::vector<FlowSnapshot> recording)
+                 std::vector<FlowSnapshot> recording, std::map<std::string, std::string> targets)
       : settings_(settings),
         tracker_(std::move(settings)),
         live_(std::move(live)),
-        recording_(std::move(recording)) {}
+        recording_(std::move(recording)),
+        targets_(std::move(targets)) {}
 
   Status Collect(MetricSink& sink) override {
     if (!recording_.empty()) {
@@ -106,8 +109,17 @@ class FlowsCollector : public Collector {
  private:
   static std::string Name(const char* suffix) { return std::string(kPrefix) + suffix; }
 
-  static LabelPairs Labels(const AggregateKey& key) {
-    return {{"peer", key.peer}, {"application", key.application}, {"limiter", key.limiter}};
+  // With `target`, the peer's name in the fleet config, where it is a fleet
+  // member: rules then name the path of a transfer without a join on the
+  // peer's fleet info, which a large fleet publishes only for its probe
+  // detail peers. A host outside the fleet has no target label.
+  LabelPairs Labels(const AggregateKey& key) const {
+    LabelPairs labels = {
+        {"peer", key.peer}, {"application", key.application}, {"limiter", key.limiter}};
+    if (auto target = targets_.find(key.peer); target != targets_.end()) {
+      labels.emplace_back("target", target->second);
+    }
+    return labels;
   }
 
   void Emit(const FlowReport& report, MetricSink& sink) const {
@@ -181,6 +193,7 @@ class FlowsCollector : public Collector {
   FlowTracker tracker_;
   std::unique_ptr<FlowSource> live_;
   std::vector<FlowSnapshot> recording_;
+  const std::map<std::string, std::string> targets_;  // Peer address -> fleet name.
   std::optional<FlowReport> last_report_;
   std::chrono::steady_clock::time_point last_dump_;
 };
@@ -211,8 +224,18 @@ std::unique_ptr<Collector> MakeFlowsCollector(const CollectorContext& context) {
           {{"procfs", context.root.procfs()}});
     }
   }
+  // The fleet's peers by address, in the form the flow keys carry it
+  // (IpAddress::ToString: canonical, an IPv4-mapped address as IPv4).
+  std::map<std::string, std::string> targets;
+  if (context.fleet != nullptr) {
+    for (const FleetNode& peer : context.fleet->nodes) {
+      if (peer.name == context.fleet->self) continue;
+      auto address = ParseIpAddress(peer.address);
+      if (address.ok()) targets.emplace(address->ToString(), peer.name);
+    }
+  }
   return std::make_unique<FlowsCollector>(std::move(settings), std::move(live),
-                                          std::move(recording));
+                                          std::move(recording), std::move(targets));
 }
 
 }  // namespace fabric

@@ -16,9 +16,24 @@ void AddTopology(const FleetNode& node, LabelPairs& labels) {
   }
 }
 
+void AddPeerInfo(const FleetNode& self, const FleetNode& peer, MetricSink& sink) {
+  // A path carries the smaller of its two ends' MTUs.
+  int path_mtu =
+      self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu) : std::max(self.mtu, peer.mtu);
+  LabelPairs peer_labels = {{"peer", peer.name},
+                            {"address", peer.address},
+                            {"expected_interface", self.interface},
+                            {"expected_mtu", path_mtu > 0 ? std::to_string(path_mtu) : ""}};
+  AddTopology(peer, peer_labels);  // The peer's place, so paths group by target rack.
+  sink.Info("fabric_fleet_peer_info",
+            "A peer of this node in the fleet config, with the interface and MTU traffic to it "
+            "is expected to use, and the peer's rack, plane and role where configured.",
+            std::move(peer_labels));
+}
+
 }  // namespace
 
-void AddFleetInfo(const Fleet& fleet, MetricSink& sink) {
+void AddFleetNodeInfo(const Fleet& fleet, MetricSink& sink) {
   const FleetNode& self = fleet.Self();
   LabelPairs node_labels = {{"node", self.name},
                             {"fabric_interface", self.interface},
@@ -30,20 +45,20 @@ void AddFleetInfo(const Fleet& fleet, MetricSink& sink) {
             "and its rack, plane and role where configured. Join on instance to name a node in "
             "rules.",
             std::move(node_labels));
+}
+
+void AddFleetPeerInfo(const Fleet& fleet, const std::set<std::string>& peers, MetricSink& sink) {
+  const FleetNode& self = fleet.Self();
   for (const auto& peer : fleet.nodes) {
-    if (peer.name == self.name) continue;
-    // A path carries the smaller of its two ends' MTUs.
-    int path_mtu =
-        self.mtu > 0 && peer.mtu > 0 ? std::min(self.mtu, peer.mtu) : std::max(self.mtu, peer.mtu);
-    LabelPairs peer_labels = {{"peer", peer.name},
-                              {"address", peer.address},
-                              {"expected_interface", self.interface},
-                              {"expected_mtu", path_mtu > 0 ? std::to_string(path_mtu) : ""}};
-    AddTopology(peer, peer_labels);  // The peer's place, so paths group by target rack.
-    sink.Info("fabric_fleet_peer_info",
-              "A peer of this node in the fleet config, with the interface and MTU traffic to it "
-              "is expected to use, and the peer's rack, plane and role where configured.",
-              std::move(peer_labels));
+    if (peer.name != self.name && peers.count(peer.name) > 0) AddPeerInfo(self, peer, sink);
+  }
+}
+
+void AddFleetInfo(const Fleet& fleet, MetricSink& sink) {
+  AddFleetNodeInfo(fleet, sink);
+  const FleetNode& self = fleet.Self();
+  for (const auto& peer : fleet.nodes) {
+    if (peer.name != self.name) AddPeerInfo(self, peer, sink);
   }
 }
 

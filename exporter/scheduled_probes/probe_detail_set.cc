@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "active-probes/probe/error_kinds.h"
+#include "exporter/metrics/fleet_info.h"
 #include "exporter/scheduled_probes/path_rotation.h"
 
 namespace fabric {
@@ -128,6 +129,19 @@ ProbeDetailPolicy ProbeDetailSet::Policy(double now) const {
       suspects[names_[peer]] = std::string(SuspectName(suspect));
     }
     policy.suspects = [suspects = std::move(suspects)] { return suspects; };
+  }
+  return policy;
+}
+
+ProbeDetailPolicy ScrapePolicy(const ProbeDetailSet& detail, const Fleet& fleet,
+                               const std::vector<std::string>& always, double now) {
+  ProbeDetailPolicy policy = detail.Policy(now);
+  if (!detail.all_detail()) {
+    policy.peer_info = [&fleet, &always](const std::set<std::string>& targets, MetricSink& sink) {
+      std::set<std::string> peers = targets;
+      peers.insert(always.begin(), always.end());
+      AddFleetPeerInfo(fleet, peers, sink);
+    };
   }
   return policy;
 }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "exporter/config/fleet.h"
 #include "exporter/scheduled_probes/bisection.h"
 #include "exporter/scheduled_probes/probe_plan.h"
 #include "exporter/scheduled_probes/probe_results_collector.h"
@@ -92,6 +93,14 @@ class ProbeDetailSet {
   std::set<size_t> flagged_;       // Peers whose last path check failed.
   std::set<size_t> path_checked_;  // The peers of the last path run.
 };
+
+// What the exporter's `probes` collector publishes as of `now` (the exporter
+// and the fleet simulator alike): `detail`'s policy and, above the detail
+// bound, fabric_fleet_peer_info for the peers the scrape names and for
+// `always` (the mesh's targets), so the join series do not grow with the
+// fleet either. `fleet` and `always` must outlive the policy.
+ProbeDetailPolicy ScrapePolicy(const ProbeDetailSet& detail, const Fleet& fleet,
+                               const std::vector<std::string>& always, double now);
 
 // The bisection's input from a run that started at Unix time `since`: the
 // tcp_multi send throughput to `peer`, 0 when the run failed, nullopt when it

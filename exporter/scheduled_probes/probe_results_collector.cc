@@ -1,6 +1,7 @@
 #include "exporter/scheduled_probes/probe_results_collector.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -80,6 +81,7 @@ class ProbeResultsCollector : public Collector {
   Status Collect(MetricSink& sink) override {
     const ProbeDetailPolicy policy = policy_source_ ? policy_source_() : ProbeDetailPolicy{};
     std::map<std::tuple<std::string, std::string, std::string>, RackSummary> summaries;
+    std::set<std::string> named;  // Targets with per-pair series: their peer info joins them.
     for (const auto& r : store_.Snapshot()) {
       if (policy.detail && !policy.detail(r.key)) {
         if (r.timestamp_seconds == 0) continue;  // Never ran: nothing to summarise.
@@ -93,6 +95,7 @@ class ProbeResultsCollector : public Collector {
         }
         continue;
       }
+      named.insert(r.key.target);
       LabelPairs key = {{"probe", std::string(RungLabel(r.key.probe))},
                         {"target", r.key.target},
                         {"direction", std::string(DirectionName(r.key.direction))}};
@@ -156,12 +159,14 @@ class ProbeResultsCollector : public Collector {
     AddRackSummaries(summaries, sink);
     if (policy.suspects) {
       for (const auto& [target, suspect] : policy.suspects()) {
+        named.insert(target);
         sink.Gauge(kSuspect,
                    "1 for the end the bisection retests blame for a low or failed result to the "
                    "target: self (this node), peer (the target) or path (between their racks).",
                    {{"target", target}, {"suspect", suspect}}, 1);
       }
     }
+    if (policy.peer_info) policy.peer_info(named, sink);
     if (stats_) {
       for (const auto& [task, stats] : stats_()) {
         for (const auto& [outcome, n] : stats.runs) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string_view>
 
@@ -46,6 +47,11 @@ struct ProbeDetailPolicy {
   std::function<std::string(const std::string& target)> rack_of;
   // fabric_probe_suspect: target -> "self", "peer" or "path" (bisection).
   std::function<std::map<std::string, std::string>()> suspects;
+  // fabric_fleet_peer_info for the targets this scrape names (its per-pair
+  // records and suspects), so a node above the detail bound publishes the
+  // join series of those peers only; unset: the constant series carry every
+  // peer's.
+  std::function<void(const std::set<std::string>& targets, MetricSink& sink)> peer_info;
 };
 
 std::unique_ptr<Collector> MakeProbeResultsCollector(

@@ -15,6 +15,7 @@
 #include "active-probes/responder/responder.h"
 #include "common/kernel/net_class.h"
 #include "common/log.h"
+#include "exporter/path_mesh/mesh_peers.h"
 #include "exporter/path_mesh/path_mesh.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
@@ -212,8 +213,14 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     return;
   }
   const FleetNode self = fleet_.Self();
-  if (settings_.mesh.enabled)
+  if (settings_.mesh.enabled) {
     mesh_ = PathMesh::ForFleet(fleet_, settings_.mesh, settings_.tcp.port);
+    if (mesh_) {
+      for (const FleetNode& peer : ChooseMeshPeers(fleet_, settings_.mesh.max_peers)) {
+        mesh_peers_.push_back(peer.name);
+      }
+    }
+  }
   auto skip = [this]() { return FabricBusy(); };
   // The topology-aware plan (racks and planes from the fleet config; the
   // plain circle method without them).
@@ -628,13 +635,15 @@ ProbeOutcome ProbeRuntime::RunRetest(const FleetNode& self, const CancelToken& t
   return outcome;
 }
 
+bool ProbeRuntime::PublishesPeerInfo() const { return detail_ && !detail_->all_detail(); }
+
 std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
   if (detail_) {
     return MakeProbeResultsCollector(
         store_, [this] { return scheduler_->Stats(); },
         [this] {
           SystemClock wall;
-          return detail_->Policy(wall.WallSeconds());
+          return ScrapePolicy(*detail_, fleet_, mesh_peers_, wall.WallSeconds());
         },
         [this] {
           SystemClock wall;

@@ -79,6 +79,11 @@ class ProbeRuntime {
   ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, const SysRoot& root);
   ~ProbeRuntime();
 
+  // Whether the `probes` collector publishes fabric_fleet_peer_info (for the
+  // peers its series name: a fleet above the detail bound); else the
+  // constant series carry every peer's (AddFleetInfo).
+  bool PublishesPeerInfo() const;
+
   // Starts the embedded responder (when enabled) and the scheduler.
   Status Start();
   void Stop();
@@ -129,7 +134,8 @@ class ProbeRuntime {
   // replaying a recording (every record is then published).
   std::unique_ptr<ProbeDetailSet> detail_;
   std::unique_ptr<Scheduler> scheduler_;
-  std::unique_ptr<PathMesh> mesh_;  // Null when the mesh is off.
+  std::unique_ptr<PathMesh> mesh_;       // Null when the mesh is off.
+  std::vector<std::string> mesh_peers_;  // The mesh's targets (ChooseMeshPeers); empty when off.
 };
 
 }  // namespace fabric

@@ -32,7 +32,10 @@
             ||| % c,
           },
           {
-            // Peers by address (the flows collector's `peer`) with their name as `target`.
+            // Peers by address (the flows collector's `peer`) with their name as `target`:
+            // from the fleet's peer info, and for peers a fleet above the probe detail bound
+            // publishes no peer info for (exporter/metrics/fleet_info.h), from the flows'
+            // own `target` (the flows collector names fleet members itself).
             record: 'instance_peer:fabric_fleet_peer:info',
             expr: |||
               label_replace(
@@ -41,6 +44,11 @@
                   "target", "$1", "peer", "(.+)"
                 ),
                 "peer", "$1", "address", "(.+)"
+              )
+              or on (instance, peer)
+              label_replace(
+                group by (instance, peer, target) (fabric_flows_bulk_flows{%(selector)s, target!=""}),
+                "address", "$1", "peer", "(.+)"
               )
             ||| % c,
           },

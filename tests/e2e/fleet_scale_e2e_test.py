@@ -150,6 +150,16 @@ class FleetScaleTest(unittest.TestCase):
                    if n == "fabric_probe_last_run_timestamp_seconds" and l.get("probe") == "path"}
         self.assertLessEqual(len(checked), 5 + 2, sorted(checked))
         self.assertLessEqual(checked, peers)
+        # The peers' join series follow the per-pair ones: every peer a record or a blame
+        # names has its fabric_fleet_peer_info, and beyond those only the mesh's targets (16
+        # by default) do, so they do not grow with the fleet.
+        info = {l["peer"] for n, l, _ in samples if n == "fabric_fleet_peer_info"}
+        named = {l["target"] for n, l, _ in samples
+                 if n in ("fabric_probe_last_run_timestamp_seconds", "fabric_probe_suspect")
+                 and l.get("target") in peers}
+        self.assertLessEqual(named, info, sorted(named - info))
+        self.assertLessEqual(len(info - named), 16, sorted(info - named))
+        self.assertLess(len(info), NODES - 1, sorted(info))
         return per_pair
 
 

@@ -41,6 +41,8 @@
 #include "exporter/config/fleet.h"
 #include "exporter/metrics/fleet_info.h"
 #include "exporter/metrics/metric_sink.h"
+#include "exporter/path_mesh/mesh_peers.h"
+#include "exporter/path_mesh/mesh_settings.h"
 #include "exporter/scheduled_probes/bisection.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
@@ -361,12 +363,24 @@ class Simulation {
   // join series, as /metrics has them.
   std::vector<prometheus::MetricFamily> Scrape(const Node& n) {
     MetricSink sink;
+    const Fleet fleet{fabric_.nodes[n.index].name, fabric_.nodes};
+    // The mesh's targets at its default size, as the exporter names them.
+    std::vector<std::string> mesh_peers;
+    for (const FleetNode& peer : ChooseMeshPeers(fleet, MeshSettings{}.max_peers)) {
+      mesh_peers.push_back(peer.name);
+    }
     auto collector = MakeProbeResultsCollector(
         n.store, [&n] { return n.scheduler->Stats(); },
-        [this, &n] { return n.detail->Policy(clock_.WallSeconds()); });
+        [this, &n, &fleet, &mesh_peers] {
+          return ScrapePolicy(*n.detail, fleet, mesh_peers, clock_.WallSeconds());
+        });
     (void)collector->Collect(sink);
-    Fleet fleet{fabric_.nodes[n.index].name, fabric_.nodes};
-    AddFleetInfo(fleet, sink);
+    // As main.cc's constant series: every peer's join series only within the bound.
+    if (n.detail->all_detail()) {
+      AddFleetInfo(fleet, sink);
+    } else {
+      AddFleetNodeInfo(fleet, sink);
+    }
     return sink.TakeSorted();
   }
   static size_t Count(const std::vector<prometheus::MetricFamily>& families) {
@@ -485,12 +499,16 @@ void Simulation::Run() {
   const double steady = options_.steady_hours * 3600;
 
   // The healthy steady phase, sampled for staleness in its second half.
-  size_t stale_max = 0, series_max = 0, series_total_max = 0;
+  size_t stale_max = 0, series_max = 0, series_total_max = 0, peer_info_max = 0;
   auto sample = [&](bool stale) {
     size_t total = 0;
     for (const auto& n : nodes_) {
       auto families = Scrape(*n);
       const size_t count = Count(families);
+      for (const auto& f : families) {
+        if (f.name == "fabric_fleet_peer_info")
+          peer_info_max = std::max(peer_info_max, f.metric.size());
+      }
       series_max = std::max(series_max, count);
       total += count;
       if (stale) stale_max = std::max(stale_max, Stale(*n, families));
@@ -581,10 +599,11 @@ void Simulation::Run() {
       "\"probe_time_share_max\": %.4f, \"rack_pair_coverage_hours\": %.2f, "
       "\"rack_pair_period_bound_hours\": %.2f, \"stale_alerts_steady_state\": %zu, "
       "\"suspects_steady_state\": %zu, \"detect_degraded_node_minutes\": %g, "
-      "\"detect_bad_rack_uplink_minutes\": %g, \"detect_wrong_route_minutes\": %g}\n",
+      "\"detect_bad_rack_uplink_minutes\": %g, \"detect_wrong_route_minutes\": %g, "
+      "\"peer_info_per_node_max\": %zu}\n",
       options_.nodes, racks, options_.planes, round, clock_.t() / 3600, series_max,
       series_total_max, share_max, coverage_hours, plan_->RackPairPeriodRounds() * round / 3600,
-      stale_max, false_suspects, detect_node, detect_uplink, detect_route);
+      stale_max, false_suspects, detect_node, detect_uplink, detect_route, peer_info_max);
   if (!options_.check) return;
   int failures = 0;
   auto expect = [&](bool ok, const char* what) {
@@ -594,6 +613,14 @@ void Simulation::Run() {
     }
   };
   expect(series_max <= options_.max_series_per_node, "series per node above the bound");
+  // The peers' join series: every peer within the detail bound, above it at
+  // most the mesh's targets and the peers the probe series name (a few per
+  // round), never one per fleet member.
+  const size_t peers = options_.nodes - 1;
+  expect(peers <= ProbeDetailSet::kAllDetailMaxPeers
+             ? peer_info_max == peers
+             : peer_info_max <= MeshSettings{}.max_peers + 32 && peer_info_max < peers,
+         "peer info series per node grow with the fleet");
   expect(share_max <= options_.max_time_share, "probe time share above the budget");
   expect(stale_max == 0, "stale records in steady state");
   expect(false_suspects == 0, "suspects raised on a healthy fabric");

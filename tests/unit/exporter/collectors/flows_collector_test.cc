@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "exporter/config/fleet.h"
 #include "tests/unit/test_dir.h"
 
 namespace fabric {
@@ -143,6 +144,41 @@ TEST(FlowsCollectorTest, TheProbesOwnFlowsFollowTheConfiguredProbePort) {
                       "limiter=\"network\",peer=\"198.18.9.3\"}"),
             std::string::npos)
       << text;
+}
+
+// Flows to a fleet member carry its name as `target` (the rules' path label,
+// with no join on the fleet's peer info); other hosts have no target.
+TEST(FlowsCollectorTest, FleetPeersCarryTheirNameAsTarget) {
+  testing::TestDir dir;
+  dir.Write("tree/flows.rec",
+            "snapshot 1\naddress fab0 198.18.9.1\n"
+            "socket 198.18.9.1:40000 198.18.9.2:873 cookie=1 bytes_acked=0 bytes_received=0 "
+            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
+            "socket 198.18.9.1:40001 198.18.9.7:873 cookie=2 bytes_acked=0 bytes_received=0 "
+            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
+            "snapshot 3\naddress fab0 198.18.9.1\n"
+            "socket 198.18.9.1:40000 198.18.9.2:873 cookie=1 bytes_acked=600000000 "
+            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n"
+            "socket 198.18.9.1:40001 198.18.9.7:873 cookie=2 bytes_acked=600000000 "
+            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n");
+  std::string config =
+      dir.Write("tree/fabric_exporter.yml", "collectors:\n  flows:\n    recording: flows.rec\n");
+  SysRoot root(dir.path().string(), dir.path().string());
+  ConfigNode file = ConfigNode::LoadFile(config);
+  ConfigNode settings = file.Child("collectors").Child("flows");
+  Fleet fleet{"node-a",
+              {{"node-a", "198.18.9.1", "fab0", 9000}, {"node-b", "198.18.9.2", "fab0", 9000}}};
+  auto collector = MakeFlowsCollector({root, settings, &fleet});
+  const std::string text = Collect(*collector);
+  EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"rsync\","
+                      "limiter=\"network\",peer=\"198.18.9.2\",target=\"node-b\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"rsync\","
+                      "limiter=\"network\",peer=\"198.18.9.7\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("target=\"node-a\""), std::string::npos) << text;
 }
 
 }  // namespace

@@ -60,6 +60,19 @@ TEST(FleetTest, InfoSeriesCarryThePathMtu) {
   EXPECT_EQ(text.find("peer=\"node-b\""), std::string::npos);
 }
 
+TEST(FleetTest, PeerInfoForNamedPeersOnly) {
+  auto fleet = ParseFleet(ConfigNode::LoadString(kFleet, "f.yml").Child("fleet"));
+  MetricSink sink;
+  // This node, a name outside the fleet and the loopback target have no peer series.
+  AddFleetPeerInfo(*fleet, {"node-c", "node-b", "loopback", "node-z"}, sink);
+  std::string text = prometheus::TextSerializer().Serialize(sink.TakeSorted());
+  EXPECT_NE(text.find("peer=\"node-c\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("peer=\"node-a\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("peer=\"node-b\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("loopback"), std::string::npos) << text;
+  EXPECT_EQ(text.find("fabric_fleet_node_info"), std::string::npos) << text;
+}
+
 constexpr char kTopologyFleet[] =
     "fleet:\n"
     "  self: node-a\n"

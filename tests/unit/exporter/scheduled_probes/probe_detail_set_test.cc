@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "exporter/metrics/fleet_info.h"
+
 namespace fabric {
 namespace {
 
@@ -203,6 +205,67 @@ TEST(ProbeDetailSetTest, ScrapesReadWhileTheSchedulerWrites) {
   }
   scheduler.join();
   EXPECT_GT(scrapes, 0u);
+}
+
+// The fleet config of a TestFleet, `self` its node.
+Fleet ConfigOf(const TestFleet& f, size_t self) {
+  Fleet fleet{f.names[self], {}};
+  for (size_t i = 0; i < f.names.size(); ++i) {
+    fleet.nodes.push_back(
+        {f.names[i], "198.18.0." + std::to_string(i + 1), "ens1f0np0", 9000, f.racks[i]});
+  }
+  return fleet;
+}
+
+// The peers that have a fabric_fleet_peer_info series in `families`.
+std::set<std::string> PeerInfoOf(const std::vector<prometheus::MetricFamily>& families) {
+  std::set<std::string> peers;
+  for (const auto& family : families) {
+    if (family.name != "fabric_fleet_peer_info") continue;
+    for (const auto& metric : family.metric) {
+      for (const auto& label : metric.label) {
+        if (label.name == "peer") peers.insert(label.value);
+      }
+    }
+  }
+  return peers;
+}
+
+TEST(ScrapePolicyTest, AboveTheBoundPeerInfoFollowsThePublishedPeersAndTheMesh) {
+  TestFleet f = MakeFleet(ProbeDetailSet::kAllDetailMaxPeers + 10, 3);
+  auto set = MakeSet(f, 0);
+  ASSERT_FALSE(set->all_detail());
+  const Fleet fleet = ConfigOf(f, 0);
+  ResultStore store;
+  for (size_t peer = 1; peer < f.names.size(); ++peer) {
+    ProbeRecord r;
+    r.key = Key(probe::Rung::kTcpMulti, f.names[peer]);
+    r.timestamp_seconds = kStart;
+    r.success = true;
+    r.values[probe::ProbeValue::kThroughput] = 1e10;
+    store.Record(r);
+  }
+  const std::vector<std::string> mesh = {f.names[20], f.names[21]};
+  auto collector = MakeProbeResultsCollector(
+      store, nullptr, [&] { return ScrapePolicy(*set, fleet, mesh, kStart); });
+  MetricSink sink;
+  ASSERT_TRUE(collector->Collect(sink).ok());
+  std::set<std::string> expected = {mesh.begin(), mesh.end()};
+  for (size_t peer : set->DetailPeers(kStart)) expected.insert(f.names[peer]);
+  ASSERT_LT(expected.size(), f.names.size() - 1) << "the test needs summarised peers";
+  EXPECT_EQ(PeerInfoOf(sink.TakeSorted()), expected);
+}
+
+TEST(ScrapePolicyTest, WithinTheBoundTheConstantSeriesCarryEveryPeer) {
+  TestFleet f = MakeFleet(4, 2);
+  auto set = MakeSet(f, 0);
+  const Fleet fleet = ConfigOf(f, 0);
+  const std::vector<std::string> mesh;
+  EXPECT_FALSE(static_cast<bool>(ScrapePolicy(*set, fleet, mesh, kStart).peer_info));
+  MetricSink sink;
+  AddFleetInfo(fleet, sink);
+  EXPECT_EQ(PeerInfoOf(sink.TakeSorted()),
+            (std::set<std::string>{f.names[1], f.names[2], f.names[3]}));
 }
 
 TEST(SendResultSinceTest, FreshResultsOnly) {
