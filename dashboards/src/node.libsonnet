@@ -96,10 +96,11 @@ g.dashboard(
     ),
     g.timeseries(
       'PCIe link changes between scrapes',
-      'Speed and width transitions of each device\'s PCIe link counted by the exporter\'s link sampler (every 0.5 s, so a drop and recovery between two scrapes is seen), and the share of time it spent below what it can train to (FabricPcieLinkUnstable).',
+      'Speed and width transitions of each device\'s PCIe link counted by the exporter\'s link sampler (every 0.5 s, so a drop and recovery between two scrapes is seen), the share of time it spent below what it can train to (FabricPcieLinkUnstable), and correctable AER errors per second, the TLP retries a marginal link costs before anything fails (FabricPcieAerCorrectableBurst).',
       [
         g.target('sum by (instance, address, dimension) (increase(fabric_pcie_link_transitions_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} {{dimension}} transitions'),
         g.target('sum by (instance, address, dimension) (rate(fabric_pcie_link_below_capable_seconds_total{%s}[%s]))' % [sel, ri], '{{instance}} {{address}} below capable {{dimension}} (share of time)'),
+        g.target('sum by (instance, address) (rate(fabric_pcie_aer_errors_total{%s, severity="correctable"}[%s]))' % [sel, ri], '{{instance}} {{address}} AER correctable/s'),
       ],
       'short', w=12,
     ),

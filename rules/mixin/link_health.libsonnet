@@ -21,9 +21,10 @@
     pcieTransitionWindow: '1h',
     // AER correctable errors per second that make a burst.
     aerCorrectableRate: 1,
-    // After a flap of the node's fabric NIC within postFlapWindow, a path
-    // whose probe rate stays more than postFlapFraction below its best in
-    // the postFlapLookback before the flap.
+    // After a flap of the node's fabric NIC (a carrier down) or of one of its
+    // RDMA ports (link_downed) within postFlapWindow, a path whose probe rate
+    // stays more than postFlapFraction below its best in the
+    // postFlapLookback before the flap.
     postFlapWindow: '6h',
     postFlapLookback: '1d',
     postFlapFraction: 0.3,
@@ -137,14 +138,27 @@
           ) > %(aerCorrectableRate)s
         ||| % c, 'A PCIe device reports a burst of correctable AER errors.',
               '{{ $labels.address }} on {{ $labels.instance }} reports {{ $value | humanize }} correctable AER errors per second.', '15m'),
+        // The flap: a carrier down on a fabric NIC, or a link down on an RDMA
+        // port. An RDMA port counts unless its netdev (fabric_rdma_port_info)
+        // is a storage or management NIC: an InfiniBand port often has no
+        // configured netdev (ib0 is role "other", or there is none) yet is the
+        // fabric the rdma probe runs on, while a storage NIC's RoCE port going
+        // down says nothing about the fabric paths.
         alert('FabricRateLowAfterFlap', 'warning', |||
           max by (instance, target, direction, probe) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi"})
           < (1 - %(postFlapFraction)s) * max by (instance, target, direction, probe) (
               max_over_time(fabric_probe_throughput_bytes_per_second{%(selector)s, probe=~"rdma|tcp_multi"}[%(postFlapLookback)s] offset %(postFlapWindow)s))
-          and on (instance) group by (instance) (
-            increase(fabric_netdev_carrier_transitions_total{%(selector)s, transition="down", role="fabric"}[%(postFlapWindow)s]) > 0)
-        ||| % c, 'A path stayed slow after its fabric NIC flapped.',
-              'The {{ $labels.probe }} rate from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) is {{ $value | humanize }}B/s, more than %g%% below its best before the fabric NIC went down in the last %s: the link came back degraded (renegotiated speed, FEC, lost RDMA state).' % [100 * c.postFlapFraction, c.postFlapWindow], '1h'),
+          and on (instance) (
+            group by (instance) (
+              increase(fabric_netdev_carrier_transitions_total{%(selector)s, transition="down", role="fabric"}[%(postFlapWindow)s]) > 0)
+            or group by (instance) (
+              increase(fabric_rdma_port_link_downed_total{%(selector)s}[%(postFlapWindow)s]) > 0
+              unless on (instance, device, port) (
+                fabric_rdma_port_info{%(selector)s}
+                and on (instance, netdev)
+                  label_replace(fabric_netdev_role_info{%(selector)s, role=~"storage|management"}, "netdev", "$1", "device", "(.*)"))))
+        ||| % c, 'A path stayed slow after its fabric link flapped.',
+              'The {{ $labels.probe }} rate from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) is {{ $value | humanize }}B/s, more than %g%% below its best before the fabric NIC or an RDMA port went down in the last %s: the link came back degraded (renegotiated speed, FEC, lost RDMA state).' % [100 * c.postFlapFraction, c.postFlapWindow], '1h'),
         alert('FabricOffloadDiffersFromPeers', 'warning', |||
           %(offloads)s
           != on (offload, node_role) group_left () offload:fabric_netdev_offload_enabled:fleet_median

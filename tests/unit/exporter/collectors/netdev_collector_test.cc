@@ -214,6 +214,44 @@ TEST(NetdevCollectorTest, BaserFecLanesAreSeriesPerLane) {
   EXPECT_EQ(t.find("fabric_netdev_fec_lane_corrected_bits_total"), std::string::npos) << t;
 }
 
+// A driver that counts the bits FEC corrected (ETHTOOL_A_FEC_STAT_CORR_BITS)
+// gives the pre-FEC bit error ratio its first, driver-neutral source
+// (instance_device:fabric_netdev_pre_fec_ber:rate5m): the port total and each
+// lane the driver counts are their own series, as for codewords, and a
+// counter the driver leaves out is absent, not zero.
+TEST(NetdevCollectorTest, FecCorrectedBitsAreSeriesPerPortAndLane) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/net/eth6/mtu", "9000\n");
+  dir.Write("sys/class/net/eth6/ethtool.recorded/fec.txt",
+            "# ethtool --include-statistics --show-fec eth6\n"
+            "FEC parameters for eth6:\n"
+            "Supported/Configured FEC encodings: Auto RS\n"
+            "Active FEC encoding: RS\n"
+            "Statistics:\n"
+            "  corrected_blocks: 1200\n"
+            "  corrected_bits: 5000\n"
+            "    Lane 0: 3000\n"
+            "    Lane 1: 2000\n");
+  auto s = ScrapeWith(&MakeNetdevCollector, dir.path().string(), "interfaces: [eth6]\n");
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  const std::string& t = s.text;
+  EXPECT_TRUE(Has(t, "fabric_netdev_fec_corrected_bits_total{device=\"eth6\",role=\"other\"} 5000"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_fec_lane_corrected_bits_total{device=\"eth6\",lane=\"0\",role="
+                  "\"other\"} 3000"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_netdev_fec_lane_corrected_bits_total{device=\"eth6\",lane=\"1\",role="
+                  "\"other\"} 2000"))
+      << t;
+  EXPECT_TRUE(
+      Has(t, "fabric_netdev_fec_corrected_blocks_total{device=\"eth6\",role=\"other\"} 1200"))
+      << t;
+  EXPECT_EQ(t.find("fabric_netdev_fec_lane_corrected_blocks_total"), std::string::npos) << t;
+  EXPECT_EQ(t.find("fabric_netdev_fec_uncorrectable_blocks_total"), std::string::npos) << t;
+}
+
 // The typing of driver statistics is reused between scrapes only while the
 // driver reports the same names: a renamed, added or removed statistic is
 // seen on the next scrape.
