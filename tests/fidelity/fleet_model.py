@@ -412,7 +412,9 @@ class Fleet:
             out.append(s('fabric_probe_jumbo_frames_pass', key, _bool_series(p['jumbo_ok'])))
         for f in n.flows:
             peer_addr = self.nodes[f.peer].address
-            key = {'peer': peer_addr, 'application': f.application, 'limiter': f.limiter}
+            # The flows collector names a fleet peer as `target` (flows_collector.cc).
+            key = {'peer': peer_addr, 'target': f.peer, 'application': f.application,
+                   'limiter': f.limiter}
             out.append(s('fabric_flows_bulk_flows', key, f.flows))
             out.append(s('fabric_flows_goodput_bytes_per_second', key, f.goodput))
             out.append(s('fabric_flows_best_flow_goodput_bytes_per_second', key, f.best))
