@@ -113,29 +113,36 @@ TEST(FlowsCollectorTest, RecordingReplaysTheSameExpositionEveryScrape) {
             std::string::npos);
 }
 
-// The probe's own flows are named by the configured probe port, so the
-// transfers rung (which leaves application="fabric_probe" out) never counts
-// the instrument; the default port is then an ordinary one.
-TEST(FlowsCollectorTest, TheProbesOwnFlowsFollowTheConfiguredProbePort) {
+// One scrape of a flows collector replaying two snapshots 2 s apart in
+// which this node (198.18.9.1) sent 600 MB over each of two sockets, to
+// `first` and to `second` (each "address:port"), as the exporter builds it
+// from a config file naming the recording.
+std::string ScrapeTwoFlows(const std::string& first, const std::string& second, const Fleet* fleet,
+                           uint16_t probe_port) {
   testing::TestDir dir;
-  dir.Write("tree/flows.rec",
-            "snapshot 1\naddress fab0 198.18.9.1\n"
-            "socket 198.18.9.1:40000 198.18.9.2:19878 cookie=1 bytes_acked=0 bytes_received=0 "
-            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
-            "socket 198.18.9.1:40001 198.18.9.3:9878 cookie=2 bytes_acked=0 bytes_received=0 "
-            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
-            "snapshot 3\naddress fab0 198.18.9.1\n"
-            "socket 198.18.9.1:40000 198.18.9.2:19878 cookie=1 bytes_acked=600000000 "
-            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n"
-            "socket 198.18.9.1:40001 198.18.9.3:9878 cookie=2 bytes_acked=600000000 "
-            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n");
+  auto sockets = [&](const char* acked, const char* busy) {
+    return "socket 198.18.9.1:40000 " + first + " cookie=1 bytes_acked=" + acked +
+           " bytes_received=0 busy_us=" + busy + " rwnd_limited_us=0 sndbuf_limited_us=0\n" +
+           "socket 198.18.9.1:40001 " + second + " cookie=2 bytes_acked=" + acked +
+           " bytes_received=0 busy_us=" + busy + " rwnd_limited_us=0 sndbuf_limited_us=0\n";
+  };
+  dir.Write("tree/flows.rec", "snapshot 1\naddress fab0 198.18.9.1\n" + sockets("0", "0") +
+                                  "snapshot 3\naddress fab0 198.18.9.1\n" +
+                                  sockets("600000000", "2000000"));
   std::string config =
       dir.Write("tree/fabric_exporter.yml", "collectors:\n  flows:\n    recording: flows.rec\n");
   SysRoot root(dir.path().string(), dir.path().string());
   ConfigNode file = ConfigNode::LoadFile(config);
   ConfigNode settings = file.Child("collectors").Child("flows");
-  auto collector = MakeFlowsCollector({root, settings, nullptr, 19878});
-  const std::string text = Collect(*collector);
+  auto collector = MakeFlowsCollector({root, settings, fleet, probe_port});
+  return Collect(*collector);
+}
+
+// The probe's own flows are named by the configured probe port, so the
+// transfers rung (which leaves application="fabric_probe" out) never counts
+// the instrument; the default port is then an ordinary one.
+TEST(FlowsCollectorTest, TheProbesOwnFlowsFollowTheConfiguredProbePort) {
+  const std::string text = ScrapeTwoFlows("198.18.9.2:19878", "198.18.9.3:9878", nullptr, 19878);
   EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"fabric_probe\","
                       "limiter=\"network\",peer=\"198.18.9.2\"}"),
             std::string::npos)
@@ -149,27 +156,9 @@ TEST(FlowsCollectorTest, TheProbesOwnFlowsFollowTheConfiguredProbePort) {
 // Flows to a fleet member carry its name as `target` (the rules' path label,
 // with no join on the fleet's peer info); other hosts have no target.
 TEST(FlowsCollectorTest, FleetPeersCarryTheirNameAsTarget) {
-  testing::TestDir dir;
-  dir.Write("tree/flows.rec",
-            "snapshot 1\naddress fab0 198.18.9.1\n"
-            "socket 198.18.9.1:40000 198.18.9.2:873 cookie=1 bytes_acked=0 bytes_received=0 "
-            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
-            "socket 198.18.9.1:40001 198.18.9.7:873 cookie=2 bytes_acked=0 bytes_received=0 "
-            "busy_us=0 rwnd_limited_us=0 sndbuf_limited_us=0\n"
-            "snapshot 3\naddress fab0 198.18.9.1\n"
-            "socket 198.18.9.1:40000 198.18.9.2:873 cookie=1 bytes_acked=600000000 "
-            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n"
-            "socket 198.18.9.1:40001 198.18.9.7:873 cookie=2 bytes_acked=600000000 "
-            "bytes_received=0 busy_us=2000000 rwnd_limited_us=0 sndbuf_limited_us=0\n");
-  std::string config =
-      dir.Write("tree/fabric_exporter.yml", "collectors:\n  flows:\n    recording: flows.rec\n");
-  SysRoot root(dir.path().string(), dir.path().string());
-  ConfigNode file = ConfigNode::LoadFile(config);
-  ConfigNode settings = file.Child("collectors").Child("flows");
   Fleet fleet{"node-a",
               {{"node-a", "198.18.9.1", "fab0", 9000}, {"node-b", "198.18.9.2", "fab0", 9000}}};
-  auto collector = MakeFlowsCollector({root, settings, &fleet});
-  const std::string text = Collect(*collector);
+  const std::string text = ScrapeTwoFlows("198.18.9.2:873", "198.18.9.7:873", &fleet, 9878);
   EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"rsync\","
                       "limiter=\"network\",peer=\"198.18.9.2\",target=\"node-b\"}"),
             std::string::npos)
