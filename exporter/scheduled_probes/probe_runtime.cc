@@ -15,7 +15,6 @@
 #include "active-probes/responder/responder.h"
 #include "common/kernel/net_class.h"
 #include "common/log.h"
-#include "exporter/path_mesh/mesh_peers.h"
 #include "exporter/path_mesh/path_mesh.h"
 #include "exporter/scheduled_probes/path_probe.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
@@ -216,9 +215,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
   if (settings_.mesh.enabled) {
     mesh_ = PathMesh::ForFleet(fleet_, settings_.mesh, settings_.tcp.port);
     if (mesh_) {
-      for (const FleetNode& peer : ChooseMeshPeers(fleet_, settings_.mesh.max_peers)) {
-        mesh_peers_.push_back(peer.name);
-      }
+      for (const MeshPeer& peer : mesh_->peers()) mesh_peers_.push_back(peer.name);
     }
   }
   auto skip = [this]() { return FabricBusy(); };

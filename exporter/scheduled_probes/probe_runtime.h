@@ -135,7 +135,7 @@ class ProbeRuntime {
   std::unique_ptr<ProbeDetailSet> detail_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<PathMesh> mesh_;       // Null when the mesh is off.
-  std::vector<std::string> mesh_peers_;  // The mesh's targets (ChooseMeshPeers); empty when off.
+  std::vector<std::string> mesh_peers_;  // The mesh's targets (its peers()); empty when off.
 };
 
 }  // namespace fabric
