@@ -14,6 +14,7 @@
 #include "active-probes/control/message.h"
 #include "active-probes/responder/session.h"
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace fabric::probe {
 namespace {
@@ -52,7 +53,10 @@ Status Responder::Start() {
   if (listeners_.empty()) return MakeError("responder: no listen address");
   wake_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake_.valid()) return MakeError(std::string("eventfd: ") + std::strerror(errno));
-  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  accept_thread_ = std::thread([this] {
+    NameThisThread("resp-accept");
+    AcceptLoop();
+  });
   return OkStatus();
 }
 
@@ -193,6 +197,7 @@ void Responder::Dispatch(Pending p) {
   auto session = std::make_shared<Session>(options_, std::move(p.fd), p.peer);
   session_ = session;
   session_thread_ = std::thread([this, session] {
+    NameThisThread("resp-session");
     const auto start = SteadyClock::now();
     Session::Outcome outcome = session->Run();
     if (options_.on_session_end) {

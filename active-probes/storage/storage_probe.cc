@@ -16,6 +16,7 @@
 #include "active-probes/storage/job_runner.h"
 #include "active-probes/storage/probe_files.h"
 #include "active-probes/storage/verdict.h"
+#include "common/thread_name.h"
 
 namespace fabric::storage {
 
@@ -294,7 +295,10 @@ Result<StorageProbeResult> RunStorageProbe(const StorageProbeOptions& o,
   for (uint32_t j = 0; j < o.jobs; ++j) {
     specs[j].window_start_ns = window_start;
     specs[j].window_end_ns = window_end;
-    threads.emplace_back([&, j] { statuses[j] = RunJob(*engines[j], specs[j], stats[j]); });
+    threads.emplace_back([&, j] {
+      NameThisThread("storage-job");
+      statuses[j] = RunJob(*engines[j], specs[j], stats[j]);
+    });
   }
   SleepUntil(window_start);
   double cpu_start = ProcessCpuSeconds();

@@ -17,6 +17,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/thread_name.h"
+
 namespace fabric::probe {
 namespace {
 
@@ -174,7 +176,10 @@ Status StreamSet::Start(std::vector<StreamSpec> specs) {
   }
   for (auto& w : workers_) {
     Worker* raw = w.get();
-    w->thread = std::thread([this, raw] { Run(*raw); });
+    w->thread = std::thread([this, raw] {
+      NameThisThread(raw->spec.send ? "tcp-send" : "tcp-recv");
+      Run(*raw);
+    });
   }
   return OkStatus();
 }

@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "common/thread_name.h"
 #include "exporter/http/tls_context.h"
 
 namespace fabric {
@@ -122,7 +123,10 @@ Result<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& listen_ad
   server->stop_event_.Reset(::eventfd(0, EFD_CLOEXEC));
   server->max_connections_ = max_connections;
   server->router_ = router;
-  server->accept_thread_ = std::thread([s = server.get()] { s->AcceptLoop(); });
+  server->accept_thread_ = std::thread([s = server.get()] {
+    NameThisThread("web-accept");
+    s->AcceptLoop();
+  });
   return server;
 }
 
@@ -165,6 +169,7 @@ void TlsServer::AcceptLoop() {
       ++active_;  // Only this thread adds, so still below the limit.
     }
     std::thread([this, fd = std::move(client)]() mutable {
+      NameThisThread("web-worker");
       Serve(std::move(fd));
       std::lock_guard<std::mutex> lock(mutex_);
       --active_;

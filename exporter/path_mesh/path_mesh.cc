@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "common/thread_name.h"
 #include "exporter/path_mesh/mesh_peers.h"
 
 namespace fabric {
@@ -83,6 +84,7 @@ void PathMesh::RunRound(const StopToken& stop) {
 void PathMesh::Start() {
   if (thread_.joinable() || peers_.empty()) return;
   thread_ = std::thread([this] {
+    NameThisThread("fabric-mesh");
     const StopToken stop = stop_.token();
     const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(settings_.interval_seconds));

@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include "common/parse/pcie_sysfs_parse.h"
 #include "common/read/file_reader.h"
+#include "common/thread_name.h"
 
 namespace fabric {
 namespace {
@@ -34,7 +35,10 @@ void PcieLinkTracker::Add(const PcieLinkSample& sample, const PcieLinkCapability
 PcieLinkSampler::PcieLinkSampler(const SysRoot& root, Mode mode, std::chrono::milliseconds interval)
     : root_(root), mode_(mode), interval_(interval) {
   if (mode_ == Mode::kLive) {
-    thread_ = std::jthread([this](const std::stop_token& stop) { Run(stop); });
+    thread_ = std::jthread([this](const std::stop_token& stop) {
+      NameThisThread("fabric-pcie");
+      Run(stop);
+    });
   }
 }
 

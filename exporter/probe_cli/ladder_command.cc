@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "common/read/sysroot.h"
 #include "common/stop_token.h"
+#include "common/thread_name.h"
 #include "exporter/collectors/collector_table.h"
 #include "exporter/ladder/ladder_facts.h"
 #include "exporter/ladder/ladder_text.h"
@@ -84,6 +85,7 @@ class Progress {
     start_ = std::chrono::steady_clock::now();
     running_ = true;
     thread_ = std::thread([this] {
+      NameThisThread("progress");
       std::unique_lock<std::mutex> lock(mutex_);
       while (running_) {
         Draw();

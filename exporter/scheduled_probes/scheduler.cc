@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "common/log.h"
+#include "common/thread_name.h"
 
 namespace fabric {
 namespace {
@@ -44,6 +45,7 @@ Scheduler::~Scheduler() { Stop(); }
 void Scheduler::Start() {
   if (tasks_.empty()) return;
   thread_ = std::thread([this] {
+    NameThisThread("probe-sched");
     while (!stopping_.load()) {
       RunDue();
       if (stopping_.load() || !clock_.WaitUntil(NextDue())) break;

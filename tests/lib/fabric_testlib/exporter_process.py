@@ -1,5 +1,7 @@
 """Runs the real fabric_exporter binary for tests: on a random loopback port,
 with its JSON log parsed to learn the URL it bound."""
+import collections
+import http.client
 import json
 import os
 import queue
@@ -24,6 +26,31 @@ def fixture_args(tree):
     if os.path.exists(config):
         args.append("--config.file=" + config)
     return args
+
+
+class ExporterUnanswered(AssertionError):
+    """A request the exporter did not answer; the message carries Exporter.diagnosis()."""
+
+
+def thread_states(pid):
+    """One line per (name, state, kernel wait point) with its count, from /proc/PID/task."""
+    counts = collections.Counter()
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/task/{tid}/wchan") as f:
+                wchan = f.read().strip() or "-"
+        except OSError:
+            continue  # The thread ended meanwhile.
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        state = stat[stat.rindex(")") + 2]
+        counts[(name, state, wchan)] += 1
+    return [f"{n} x {name} state {state} in {wchan}" for (name, state, wchan), n in sorted(counts.items())]
 
 
 class Exporter:
@@ -91,6 +118,24 @@ class Exporter:
                 return resp.status, resp.headers, resp.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.headers, e.read().decode()
+        except (OSError, http.client.HTTPException) as e:
+            # No answer: say what the exporter was doing, so a failure is a finding, not a
+            # timeout. A sanitizer report reaches stderr before the process ends.
+            raise ExporterUnanswered(f"{path}: {e!r}\n{self.diagnosis()}") from e
+
+    def diagnosis(self):
+        """The process's state, its threads' states and kernel wait points, and the log tail."""
+        import time
+        lines = []
+        if self.proc.poll() is None:
+            lines.append(f"fabric_exporter (pid {self.proc.pid}) is running; its threads:")
+            lines += ["  " + t for t in thread_states(self.proc.pid)]
+        else:
+            time.sleep(0.5)  # Let the reader thread drain what the process wrote last.
+            lines.append(f"fabric_exporter exited with {self.proc.returncode}")
+        lines.append("log tail:")
+        lines += ["  " + line.rstrip() for line in self.log_lines[-40:]]
+        return "\n".join(lines)
 
     def _get_in_netns(self, path):
         r = subprocess.run(["ip", "netns", "exec", self.netns, "curl", "-s", "-w", "\n%{http_code}",
