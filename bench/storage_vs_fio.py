@@ -17,6 +17,7 @@ the end) and the probe's own, which the probe removes.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -83,6 +84,11 @@ def main():
                     help="extra fabric_probe storage flag, e.g. --probe-arg=--engine=psync "
                     "(repeatable)")
     args = ap.parse_args()
+    if not shutil.which(args.probe):
+        ap.error(f"--probe {args.probe}: no such executable (build it: cmake -S . -B build -G Ninja"
+                 " && ninja -C build fabric_probe; or pass --probe build-test/bin/fabric_probe)")
+    if not shutil.which("fio"):
+        ap.error("fio is not installed (scripts/setup-deps --test installs it)")
     modes = args.modes.split(",")
     version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{version} vs {args.probe}; path {args.path}; {args.runs} alternating runs of "

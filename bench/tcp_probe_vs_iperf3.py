@@ -38,6 +38,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -404,6 +405,13 @@ def main():
     args.sweep = [m for m in args.sweep.split(",") if m]
     args.sweep_blocks = [b for b in args.sweep_blocks.split(",") if b]
     args.probe_args = args.probe_args.split()
+    for flag, tool in (("--probe", args.probe), ("--iperf3", args.iperf3), ("--neper", args.neper)):
+        if tool and not shutil.which(tool):
+            # Otherwise the first sign is a server that never listens.
+            ap.error(f"{flag} {tool}: no such executable"
+                     + (" (build it: cmake -S . -B build -G Ninja && ninja -C build fabric_probe;"
+                        " or pass --probe build-test/bin/fabric_probe)"
+                        if flag == "--probe" else ""))
     paths = args.paths.split(",")
     if os.geteuid() != 0:
         sys.exit("needs root: both paths run in network namespaces")
