@@ -179,7 +179,12 @@ void Responder::Dispatch(Pending p) {
     return;
   }
   if (msg->verb != "HELLO") return;
-  if (session_) {
+  if (session_ && session_->RequesterGone()) {
+    // Its requester has left (an interrupted probe): end it now rather than answer BUSY with
+    // a retry hint of up to the session's whole deadline because its thread has not yet seen
+    // the EOF. It is joined below.
+    session_->Abort("requester closed the session");
+  } else if (session_) {
     ++counters_.busy_answers;
     // Retry hint: the running session's own deadline plus jitter, so
     // requesters queued behind it do not all return at once.

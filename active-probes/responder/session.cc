@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -30,11 +31,19 @@ uint64_t Session::RemainingMs() const {
   return left.count() > 0 ? static_cast<uint64_t>(left.count()) : 0;
 }
 
-void Session::Abort() {
+void Session::Abort(std::string why) {
   std::lock_guard<std::mutex> lock(mu_);
   aborted_ = true;
+  abort_reason_ = std::move(why);
   cv_.notify_all();
   shutdown(control_.fd(), SHUT_RDWR);
+}
+
+bool Session::RequesterGone() const {
+  // The caller holds the responder's lock, under which the descriptor is closed (Close()),
+  // so it is still this session's. POLLRDHUP: the peer's FIN, even with data unread.
+  pollfd p{control_.fd(), POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 Session::Outcome Session::Fail(const std::string& why) {
@@ -145,7 +154,7 @@ Session::Outcome Session::Run() {
     bool all =
         cv_.wait_until(lock, idle(), [&] { return aborted_ || data_count_ == data_.size(); });
     accepting_data_ = false;
-    if (aborted_) return Fail("responder stopping");
+    if (aborted_) return Fail(abort_reason_);
     if (!all) return Fail("data streams did not all connect within the idle timeout");
   }
 

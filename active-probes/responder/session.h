@@ -27,8 +27,13 @@ class Session {
   // A data connection that presented token/index; false if it does not belong
   // (the caller closes it).
   bool OfferData(UniqueFd fd, const sockaddr_storage& peer, std::string_view token, uint64_t index);
-  // Closes the control connection so Run() returns promptly.
-  void Abort();
+  // Closes the control connection so Run() returns promptly; `why` is what the session's
+  // end is logged with.
+  void Abort(std::string why = "responder stopping");
+  // True once the requester has closed its control connection (a probe that was interrupted,
+  // or a session opened and dropped): the session ends as soon as its thread notices, so it
+  // is no reason to answer the next requester BUSY.
+  bool RequesterGone() const;
   // Closes the control connection; the requester waits for this EOF after
   // BYE, so it is sent only once the responder is free for the next session.
   void Close() { control_.handle().Reset(); }
@@ -52,6 +57,7 @@ class Session {
   size_t data_count_ = 0;
   bool accepting_data_ = false;
   bool aborted_ = false;
+  std::string abort_reason_;
   SteadyClock::time_point deadline_;
 };
 
