@@ -23,7 +23,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_PROBE = os.path.join(HERE, "..", "build", "bin", "fabric_probe")
+# bench/ runs by hand, often under sudo (which drops PYTHONPATH): find tests/lib itself.
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "lib"))
+from fabric_testlib.probe_process import PROBE, require_executables  # noqa: E402
 
 MODES = {
     # mode: (block size, depth, fio rw)
@@ -73,7 +75,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--path", required=True)
-    ap.add_argument("--probe", default=DEFAULT_PROBE)
+    ap.add_argument("--probe", default=PROBE)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--duration", type=float, default=3)
     ap.add_argument("--warmup", type=float, default=0.5)
@@ -84,9 +86,7 @@ def main():
                     help="extra fabric_probe storage flag, e.g. --probe-arg=--engine=psync "
                     "(repeatable)")
     args = ap.parse_args()
-    if not shutil.which(args.probe):
-        ap.error(f"--probe {args.probe}: no such executable (build it: cmake -S . -B build -G Ninja"
-                 " && ninja -C build fabric_probe; or pass --probe build-test/bin/fabric_probe)")
+    require_executables(ap, [("--probe", args.probe)])
     if not shutil.which("fio"):
         ap.error("fio is not installed (scripts/setup-deps --test installs it)")
     modes = args.modes.split(",")

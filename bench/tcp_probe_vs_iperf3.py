@@ -38,7 +38,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
 import statistics
 import subprocess
@@ -51,7 +50,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # bench/ runs by hand, often under sudo (which drops PYTHONPATH): find tests/lib itself.
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 from fabric_testlib import netns  # noqa: E402
-from fabric_testlib.probe_process import PROBE, Secrets  # noqa: E402
+from fabric_testlib.probe_process import PROBE, Secrets, require_executables  # noqa: E402
 
 PROBE_PORT, IPERF_PORT, NEPER_CONTROL_PORT = 19878, 15201, 12866
 LOOP_NS = "fl23lo-%d" % os.getpid()
@@ -405,13 +404,8 @@ def main():
     args.sweep = [m for m in args.sweep.split(",") if m]
     args.sweep_blocks = [b for b in args.sweep_blocks.split(",") if b]
     args.probe_args = args.probe_args.split()
-    for flag, tool in (("--probe", args.probe), ("--iperf3", args.iperf3), ("--neper", args.neper)):
-        if tool and not shutil.which(tool):
-            # Otherwise the first sign is a server that never listens.
-            ap.error(f"{flag} {tool}: no such executable"
-                     + (" (build it: cmake -S . -B build -G Ninja && ninja -C build fabric_probe;"
-                        " or pass --probe build-test/bin/fabric_probe)"
-                        if flag == "--probe" else ""))
+    require_executables(ap, [("--probe", args.probe), ("--iperf3", args.iperf3),
+                             ("--neper", args.neper)])
     paths = args.paths.split(",")
     if os.geteuid() != 0:
         sys.exit("needs root: both paths run in network namespaces")

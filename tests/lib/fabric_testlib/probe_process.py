@@ -2,12 +2,25 @@
 import json
 import os
 import queue
+import shutil
 import subprocess
 import tempfile
 import threading
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 PROBE = os.environ.get("FABRIC_PROBE", os.path.join(SOURCE_DIR, "build", "bin", "fabric_probe"))
+
+
+def require_executables(parser, tools):
+    """parser.error() naming the first (flag, path) of `tools` that is not an
+    executable, with how to build fabric_probe when it is --probe: otherwise
+    a benchmark's first sign of a missing binary is a server that never
+    listens. A path of None or "" is an optional tool not asked for."""
+    for flag, path in tools:
+        if path and not shutil.which(path):
+            hint = (" (build it: cmake -S . -B build -G Ninja && ninja -C build fabric_probe;"
+                    " or pass --probe build-test/bin/fabric_probe)" if flag == "--probe" else "")
+            parser.error(f"{flag} {path}: no such executable{hint}")
 
 
 def write_secret(directory, name, text):
