@@ -107,13 +107,21 @@ class FleetScaleTest(unittest.TestCase):
                 self.assertTrue(all(re.fullmatch(r"node-\d\d", l["target"]) for l in suspects))
                 self.assertIn("bisection judges failed runs only", log)
                 self.assertIn("bisection retest", log)
-                # The blamed target is a detail peer.
-                samples = parse(exporter.metrics())
-                detail = self.check_bounded(samples, exporter)
+                # The blamed target is a detail peer. The suspect is published
+                # as the second retest is judged, its run counted only once the
+                # retest has written the state file and returned to the
+                # scheduler: the count is awaited, not read once.
+                runs_deadline = time.monotonic() + 20
+                while True:
+                    samples = parse(exporter.metrics())
+                    detail = self.check_bounded(samples, exporter)
+                    runs = {l["outcome"]: v for n, l, v in samples
+                            if n == "fabric_probe_runs_total" and l.get("target") == "retest"}
+                    if runs.get("failure", 0) >= 2 or time.monotonic() > runs_deadline:
+                        break
+                    time.sleep(0.5)
                 for l in suspects:
                     self.assertIn(l["target"], detail)
-                runs = {l["outcome"]: v for n, l, v in samples if n == "fabric_probe_runs_total"
-                        and l.get("target") == "retest"}
                 self.assertGreaterEqual(runs.get("failure", 0), 2, runs)
                 print(f"fleet scale: {len(detail)} detail peers of {NODES - 1}, suspect "
                       f"{suspects[0]['target']}={suspects[0]['suspect']} after {elapsed:.0f}s "

@@ -248,8 +248,11 @@ class FaultsTest(unittest.TestCase):
         events = []
         threading.Thread(target=lambda: events.extend(iter(peer.stdout.readline, "")),
                          daemon=True).start()
-        a_first, _ = initiating_order(3)
-        with Exporter(self.config(a_first=a_first, tcp="round: 3s, duration: 200ms, warmup: 0s"),
+        # node-a initiates every other round: a 6 s round leaves 7 s between
+        # the 5 s timeout and its next connection to the silent peer, time
+        # enough to see the first one closed and none left (a 3 s round left 1 s).
+        a_first, _ = initiating_order(6)
+        with Exporter(self.config(a_first=a_first, tcp="round: 6s, duration: 200ms, warmup: 0s"),
                       netns=NS_A) as e:
             reason = 'fabric_probe_failure_info{direction="send",probe="tcp_multi",' \
                      'reason="timeout",target="node-b"} 1'

@@ -48,6 +48,13 @@ print("%.3f" % (time.monotonic() - start))
 """
 
 
+def established_connections(ns, port):
+    """Established TCP connections to `port` in namespace `ns`."""
+    out = netns.sh("ip", "netns", "exec", ns, "ss", "-tnH", "state", "established",
+                   "( sport = :%d )" % port).stdout
+    return len([line for line in out.splitlines() if line.strip()])
+
+
 class TcpProbeNetnsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -128,10 +135,18 @@ class TcpProbeNetnsTest(unittest.TestCase):
     def test_second_session_busy(self):
         first = subprocess.Popen(
             probe_cmd(CLIENT_NS, "--peer", SERVER_IP, "--secret-file", self.secrets.good,
-                      "--streams", "1", "--duration", "2.5s", "--warmup", "0.2s"),
+                      "--streams", "1", "--duration", "4s", "--warmup", "0.2s"),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            time.sleep(1.0)
+            # The first session holds the responder once its data stream is
+            # up (control plus data connection established), not after a
+            # fixed sleep that a loaded machine can outlast in start-up.
+            deadline = time.monotonic() + 10
+            while established_connections(SERVER_NS, 9878) < 2:
+                if first.poll() is not None or time.monotonic() > deadline:
+                    self.fail("the first probe's data stream never connected: " +
+                              first.communicate()[1])
+                time.sleep(0.05)
             rc, doc, err = self.probe("--duration", "0.5s")
             self.assertEqual(rc, 3, err)
             self.assertIn("retry in", err)

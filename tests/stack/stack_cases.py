@@ -1,4 +1,6 @@
 """The stack test's cases; run inside the hub namespace by stack_test.py."""
+import datetime
+import re
 import tempfile
 import time
 import unittest
@@ -22,6 +24,19 @@ RECEIVER = {"info": "/dashboard", "warning": "/tickets", "critical": "/pager"}
 # must name a measured rung (once per node and rung), say its verdicts and go
 # to the info receiver.
 INSTRUMENT = "FabricProbeHarnessLimited"
+
+
+def evaluated_after(rule, t):
+    """Whether an /api/v1/rules rule was last evaluated after Unix time t
+    (its lastEvaluation is RFC 3339 with nanoseconds, which fromisoformat
+    does not take: cut to microseconds)."""
+    stamp = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$",
+                     rule.get("lastEvaluation", ""))
+    if not stamp:
+        return False
+    frac = (stamp.group(2) or ".0")[:7]
+    zone = "+00:00" if stamp.group(3) == "Z" else stamp.group(3)
+    return datetime.datetime.fromisoformat(stamp.group(1) + frac + zone).timestamp() > t
 
 
 def key(labels):
@@ -122,6 +137,7 @@ class StackTest(unittest.TestCase):
         on whether two probes overlapped; they may fire, nothing else may."""
         self.wait_quiet()
         t0 = time.monotonic()
+        self.injected_at = time.time()  # wall clock, as Prometheus' timestamps
         # Prometheus re-sends resolved alerts for 15 minutes and Alertmanager
         # repeats them in the next notification of their group (alertname,
         # instance): an earlier case's resolution seen again is not news.
@@ -154,17 +170,32 @@ class StackTest(unittest.TestCase):
         finally:
             t1 = time.monotonic()
             remove()
+            self.removed_at = time.time()
 
+        def fired_since_t0():
+            return {(e[3]["alertname"], key(e[3])) for e in self.fabric_events(t0, "firing")}
+
+        # Every alert this fault raised resolves before the next case starts,
+        # the allowed ones too: one that fired here (when two probes happened
+        # to overlap) and resolved only after the next case's start would be
+        # news to that case.
         def all_resolved():
             got = {(e[3]["alertname"], key(e[3])) for e in self.fabric_events(t1, "resolved")}
-            return want <= got
+            last = {}  # an allowed alert may also have come and gone before t1
+            for e in sorted(self.fabric_events(t0), key=lambda e: e[0]):
+                last[(e[3]["alertname"], key(e[3]))] = e[2]
+            return want <= got and all(last[k] == "resolved" for k in fired_since_t0() & may)
 
         self.wait_until(f"resolved notifications {sorted(want)}", all_resolved, RESOLVE_WITHIN)
         print(f"  fired within {fired_after:.0f} s, resolved within "
               f"{time.monotonic() - t1:.0f} s: {sorted(want)}", flush=True)
+        fired = fired_since_t0()
         for at, _, status, labels, _ in self.fabric_events(t0):
             seen = (labels["alertname"], key(labels))
-            if seen not in want | may and not (status == "resolved" and seen in resolved_before):
+            # A resolution of what did not fire since t0 is an earlier case's
+            # alert, resolved (or re-sent by Alertmanager) after this one began.
+            old_news = status == "resolved" and (seen in resolved_before or seen not in fired)
+            if seen not in want | may and not old_news:
                 self.fail(f"unrelated alert {status} {at - t0:.0f} s after the fault "
                           f"({at - t1:.0f} s after its removal): {labels}\n" + self.diagnostics())
 
@@ -228,7 +259,6 @@ class StackTest(unittest.TestCase):
         ns = NODES["node-c"][0]
         both = {("node-a", "node-c", ""), ("node-b", "node-c", ""),
                 ("node-c", "node-a", ""), ("node-c", "node-b", "")}
-        t0 = time.time()
         # A TCP probe in flight when node-c's MTU drops is black-holed (its segments were
         # sized for 9000, and no ICMP comes back from a frame too large for the link): the
         # product must not read that window as a slow path. The probe fails it as
@@ -243,10 +273,24 @@ class StackTest(unittest.TestCase):
              "FabricJumboFramesFailing": both,
              # And node-c's MTU changed (drift).
              "FabricNicMtuChanged": {("node-c", "", "")}})
-        window = max(60, int(time.time() - t0) + 30)
+        # A run in flight at the restore may end (and record its failure)
+        # after every alert has resolved. A node runs its probes one after
+        # another, so once Prometheus holds a TCP run of each node that ended
+        # after the restore, every run the change could have touched is in.
+        restored = self.removed_at
+        self.wait_until("a TCP run of every node ended after the MTU restore", lambda: len(
+            self.mon.query('max by (instance) (fabric_probe_last_run_timestamp_seconds'
+                           '{probe=~"tcp_.*"}) > %f' % restored)) == len(NODES), RESOLVE_WITHIN)
+        # The failures recorded by runs that ended since the fault was
+        # injected, no earlier case's: a failure stays published until its
+        # record runs again, so the window alone cannot tell them apart.
+        window = int(time.time() - self.injected_at) + 2
         reasons = {(r["metric"]["instance"], r["metric"]["probe"], r["metric"]["reason"])
                    for r in self.mon.query(
-                       'max_over_time(fabric_probe_failure_info{probe=~"tcp_.*"}[%ds])' % window)}
+                       'max_over_time((fabric_probe_failure_info{probe=~"tcp_.*"} and on '
+                       '(instance, probe, target, direction) '
+                       'fabric_probe_last_run_timestamp_seconds > %f)[%ds:1s])'
+                       % (self.injected_at, window))}
         self.assertEqual({x for x in reasons if x[2] != "config_changed"}, set(),
                          "TCP probe failures during the MTU change other than config_changed")
         print(f"  TCP runs the MTU change interrupted: {sorted(reasons) or 'none'}", flush=True)
@@ -282,6 +326,7 @@ class StackTest(unittest.TestCase):
         # A 3-node plan meets each ordered pair once in 6 rounds of 8 s; the
         # first meeting runs the comparison.
         got = self.wait_until(f"{copy} in Prometheus", lambda: self.mon.query(copy), 120)
+        arrived = time.time()
         for r in got:
             self.assertGreater(float(r["value"][1]), 0, r)
             self.assertIn(r["metric"]["direction"], ("send", "receive"), r)
@@ -293,11 +338,14 @@ class StackTest(unittest.TestCase):
         rules = get_json(self.mon.prom_url + "/api/v1/rules")["data"]["groups"]
         gap = [r for g in rules for r in g["rules"] if r.get("name") == "FabricCopyPathGap"]
         self.assertEqual(len(gap), 1, rules)
-        # Evaluated at least once after the copy result arrived, without error.
-        self.wait_until("FabricCopyPathGap evaluated", lambda: [
+        # Evaluated at least once after the copy result arrived, without
+        # error (health is "ok" before any copy series exists, so the
+        # evaluation's time is what shows the rule saw the result).
+        self.wait_until("FabricCopyPathGap evaluated after the copy result arrived", lambda: [
             r for g in get_json(self.mon.prom_url + "/api/v1/rules")["data"]["groups"]
             for r in g["rules"] if r.get("name") == "FabricCopyPathGap"
-            and r.get("health") == "ok" and not r.get("lastError")], 10)
+            and evaluated_after(r, arrived) and r.get("health") == "ok"
+            and not r.get("lastError")], 10)
         ratio = self.mon.query(
             copy + ' / on (instance, target, direction) group_left () '
             'max without (probe) (fabric_probe_throughput_bytes_per_second{probe="tcp_multi"})')
