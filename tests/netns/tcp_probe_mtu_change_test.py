@@ -31,9 +31,7 @@ def set_mtu(ns, dev, mtu):
 
 
 def established_data_connections():
-    out = netns.sh("ip", "netns", "exec", SERVER_NS, "ss", "-tnH", "state", "established",
-                   "( sport = :%d )" % PORT).stdout
-    return len([line for line in out.splitlines() if line.strip()]) - 1  # less the control one
+    return netns.established_connections(SERVER_NS, PORT) - 1  # less the control one
 
 
 def change_during_run(secret, ns, dev):

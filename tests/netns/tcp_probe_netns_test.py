@@ -48,13 +48,6 @@ print("%.3f" % (time.monotonic() - start))
 """
 
 
-def established_connections(ns, port):
-    """Established TCP connections to `port` in namespace `ns`."""
-    out = netns.sh("ip", "netns", "exec", ns, "ss", "-tnH", "state", "established",
-                   "( sport = :%d )" % port).stdout
-    return len([line for line in out.splitlines() if line.strip()])
-
-
 class TcpProbeNetnsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -142,7 +135,7 @@ class TcpProbeNetnsTest(unittest.TestCase):
             # up (control plus data connection established), not after a
             # fixed sleep that a loaded machine can outlast in start-up.
             deadline = time.monotonic() + 10
-            while established_connections(SERVER_NS, 9878) < 2:
+            while netns.established_connections(SERVER_NS, 9878) < 2:
                 if first.poll() is not None or time.monotonic() > deadline:
                     self.fail("the first probe's data stream never connected: " +
                               first.communicate()[1])

@@ -67,6 +67,13 @@ def sh(*args, check=True):
     return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
+def established_connections(ns, port):
+    """Established TCP connections to local `port` in namespace `ns` (ss)."""
+    out = sh("ip", "netns", "exec", ns, "ss", "-tnH", "state", "established",
+             "( sport = :%d )" % port).stdout
+    return len([line for line in out.splitlines() if line.strip()])
+
+
 def can_run():
     """None when namespaces can be made here, else why not."""
     if os.geteuid() != 0:
