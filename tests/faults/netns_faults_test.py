@@ -146,8 +146,11 @@ class FaultsTest(unittest.TestCase):
                  f"    - {{name: node-b, address: {peer_address}, interface: fxb0{mtu}}}"]
         if not a_first:
             nodes.reverse()
+        # The latency mesh stays off: every 5 s it connects to the peer's
+        # responder port and resets at once, which a test watching that port
+        # for the TCP probe's connection would take for it.
         tcp_line = ("  tcp: {" + tcp + f", port: {PORT}, single_stream: false, streams: 2,"
-                    " calibration: {enabled: false}}"
+                    " calibration: {enabled: false}}\n  mesh: {enabled: false}"
                     if tcp else "") + extra
         path_file = os.path.join(self.state_dir, "fabric_exporter.yml")
         with open(path_file, "w") as f:
@@ -169,7 +172,8 @@ class FaultsTest(unittest.TestCase):
             if predicate(body):
                 return body
             time.sleep(0.25)
-        self.fail(f"{what}: not seen within {timeout} s")
+        self.fail(f"{what}: not seen within {timeout} s; the exporter's log ends:\n" +
+                  "".join(e.log_lines[-20:]))
 
     # Shutdown itself takes up to ~2 s after a scrape (the web server's worker
     # threads poll in 2 s quanta); a probe that ignored SIGTERM would add its
