@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace fabric {
@@ -112,21 +113,16 @@ OpenFileCache& OpenFileCache::Global() {
 }
 
 void OpenFileCache::SetBudget(size_t max_files) {
+  // Closed outside the lock (a system call per descriptor).
   std::unordered_map<std::string, std::shared_ptr<CachedDirectory>> dropped;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    budget_ = max_files;
-    if (max_files == 0) dropped.swap(directories_);
-  }
-  // Destroyed outside the lock: their destructors release into the count.
+  std::lock_guard<std::mutex> lock(mutex_);
+  budget_.store(max_files, std::memory_order_relaxed);
+  if (max_files == 0) dropped.swap(directories_);
 }
 
 std::shared_ptr<CachedDirectory> OpenFileCache::Directory(const std::string& path, int& err) {
   err = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (budget_ == 0) return nullptr;
-  }
+  if (budget_.load(std::memory_order_relaxed) == 0) return nullptr;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     err = errno;
@@ -134,7 +130,8 @@ std::shared_ptr<CachedDirectory> OpenFileCache::Directory(const std::string& pat
   }
   uint64_t identity[5];
   Identity(st, identity);
-  std::shared_ptr<CachedDirectory> stale;  // Destroyed outside the lock.
+  // What this replaces, closed outside the lock (below, too).
+  std::shared_ptr<CachedDirectory> stale;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = directories_.find(path);
@@ -166,14 +163,18 @@ std::shared_ptr<CachedDirectory> OpenFileCache::Directory(const std::string& pat
   auto dir = std::make_shared<CachedDirectory>(*this, std::move(fd));
   Identity(st, dir->identity_);
   dir->settled_ = Settled(dir->identity_);
+  // Another thread may have put its own copy here meanwhile (two threads reading one directory
+  // that keeps changing): this one replaces it.
+  std::shared_ptr<CachedDirectory> displaced;
   std::lock_guard<std::mutex> lock(mutex_);
   dir->last_used_ = generation_;
-  directories_[path] = dir;
+  std::shared_ptr<CachedDirectory>& entry = directories_[path];
+  displaced = std::exchange(entry, dir);
   return dir;
 }
 
 void OpenFileCache::Sweep() {
-  std::vector<std::shared_ptr<CachedDirectory>> unused;  // Destroyed outside the lock.
+  std::vector<std::shared_ptr<CachedDirectory>> unused;  // Closed outside the lock.
   std::lock_guard<std::mutex> lock(mutex_);
   ++generation_;
   for (auto it = directories_.begin(); it != directories_.end();) {
@@ -186,10 +187,7 @@ void OpenFileCache::Sweep() {
   }
 }
 
-size_t OpenFileCache::open_files() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return files_;
-}
+size_t OpenFileCache::open_files() const { return files_.load(std::memory_order_relaxed); }
 
 size_t OpenFileCache::open_directories() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -197,15 +195,13 @@ size_t OpenFileCache::open_directories() const {
 }
 
 bool OpenFileCache::ReserveFile() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (files_ >= budget_) return false;
-  ++files_;
+  size_t held = files_.load(std::memory_order_relaxed);
+  do {
+    if (held >= budget_.load(std::memory_order_relaxed)) return false;
+  } while (!files_.compare_exchange_weak(held, held + 1, std::memory_order_relaxed));
   return true;
 }
 
-void OpenFileCache::ReleaseFiles(size_t n) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  files_ -= n;
-}
+void OpenFileCache::ReleaseFiles(size_t n) { files_.fetch_sub(n, std::memory_order_relaxed); }
 
 }  // namespace fabric

@@ -21,6 +21,7 @@
 // beyond it open and close as before.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -92,12 +93,16 @@ class OpenFileCache {
 
  private:
   friend class CachedDirectory;
+  // The descriptor count is kept without mutex_: a CachedDirectory gives its
+  // descriptors back when its last reference goes, which can happen while
+  // mutex_ is held (an entry replaced or swept), and taking mutex_ there again
+  // deadlocked the exporter.
   bool ReserveFile();
   void ReleaseFiles(size_t n);
 
-  mutable std::mutex mutex_;
-  size_t budget_ = 0;
-  size_t files_ = 0;
+  mutable std::mutex mutex_;  // directories_ and generation_.
+  std::atomic<size_t> budget_{0};
+  std::atomic<size_t> files_{0};
   uint64_t generation_ = 0;
   std::unordered_map<std::string, std::shared_ptr<CachedDirectory>> directories_;
 };

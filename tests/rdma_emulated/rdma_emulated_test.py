@@ -130,7 +130,7 @@ class EmulatedRdmaTest(unittest.TestCase):
         local, remote = self.device("emu0"), self.device("emu1")
         serve = self.serve(remote)
         probe = self.probe(local, duration="30s", warmup="0s")
-        local.wait_counter("port_xmit_data")
+        local.wait_counter("port_xmit_data", probe)
         sent = time.monotonic()
         probe.signal(signal.SIGTERM)
         self.assertEqual(probe.wait(20), 128 + signal.SIGTERM, probe.err)
@@ -148,7 +148,7 @@ class EmulatedRdmaTest(unittest.TestCase):
         local, remote = self.device("emu0"), self.device("emu1")
         serve = self.serve(remote)
         probe = self.probe(local, duration="30s", warmup="0s")
-        remote.wait_counter("port_rcv_data")
+        remote.wait_counter("port_rcv_data", probe)
         theirs = self.stop_serve(serve)
         self.assert_clean(theirs, "fabric_probe serve")
         # The requester's WRITEs now go unanswered: a completion error with
@@ -176,7 +176,7 @@ class EmulatedRdmaTest(unittest.TestCase):
         local, remote = self.device("emu0"), self.device("emu1")
         serve = self.serve(remote)
         probe = self.probe(local, duration="30s", warmup="0s")
-        local.wait_counter("port_xmit_data")
+        local.wait_counter("port_xmit_data", probe)
         local.set_port(False)
         self.assertEqual(probe.wait(20), 10, probe.err)
         err = json.loads(probe.out)["error"]
@@ -190,7 +190,7 @@ class EmulatedRdmaTest(unittest.TestCase):
         local, remote = self.device("emu0"), self.device("emu1")
         serve = self.serve(remote)
         probe = self.probe(local, duration="30s", warmup="0s")
-        remote.wait_counter("port_rcv_data")
+        remote.wait_counter("port_rcv_data", probe)
         remote.set_port(False)
         self.assertEqual(probe.wait(20), 1, probe.err)
         self.assertIn("RDMA WRITE completed with error: transport retry counter exceeded",
@@ -273,7 +273,10 @@ collectors:
                          "--web.listen-address=127.0.0.1:0"],
                         dev, os.path.join(self.dir, "exporter.json"))
         self.procs.append(exporter)
-        dev.wait_counter("port_xmit_data", timeout=60)
+        # The plan round is aligned to the wall clock: its first run is due within 1.2 rounds
+        # (34 s, plus up to a fifth of it); then the TCP rung, then RDMA. A wait that runs out
+        # stops the exporter and shows its log (this is how a deadlock in it was found).
+        dev.wait_counter("port_xmit_data", exporter, timeout=1.2 * 34 + 35)
         sent = time.monotonic()
         exporter.signal(signal.SIGTERM)
         self.assertEqual(exporter.wait(30), 0, exporter.err)

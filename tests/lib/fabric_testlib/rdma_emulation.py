@@ -6,6 +6,7 @@ received, the regions' contents when they were deregistered)."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -88,15 +89,23 @@ class Device:
                     return int(f.read().strip() or 0)
         return None
 
-    def wait_counter(self, name, above=0, timeout=30):
-        """Until the counter moved past `above` (the run is under way)."""
+    def wait_counter(self, name, runner, above=0, timeout=30):
+        """Until the counter moved past `above` (the run is under way). `runner`
+        (a Proc) is the process that should move it: if it exits first, or the
+        wait runs out, the failure carries its exit status and its log."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             v = self.counter(name)
             if v is not None and v > above:
                 return v
+            if runner.proc.poll() is not None:
+                runner.wait(5)
+                raise AssertionError(
+                    f"{self.name} {name} never moved: the process that should move it exited "
+                    f"with status {runner.proc.returncode}; its stderr:\n{runner.err}")
             time.sleep(0.02)
-        raise AssertionError(f"{self.name} {name} did not move within {timeout}s")
+        raise AssertionError(f"{self.name} {name} did not move within {timeout} s; "
+                             f"{runner.stop_for_its_log()}")
 
 
 def free_port():
@@ -131,6 +140,21 @@ class Proc:
     def report(self):
         with open(self.stats) as f:
             return json.load(f)
+
+    def stop_for_its_log(self):
+        """Stops a process that is still running (SIGTERM, then SIGKILL after
+        10 s) and says what it logged and whether it answered the SIGTERM."""
+        answered = True
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.wait(10)
+        except subprocess.TimeoutExpired:
+            answered = False
+            self.proc.kill()
+            self.out, self.err = self.proc.communicate()
+        return (("it exited on SIGTERM with status " + str(self.proc.returncode)) if answered
+                else "it did not answer SIGTERM within 10 s (hung) and was killed") + \
+            f"; its stderr:\n{self.err}"
 
     def kill(self):
         if self.proc.poll() is None:

@@ -1,12 +1,19 @@
 #include "common/read/open_file_cache.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "common/read/file_reader.h"
 #include "tests/unit/test_dir.h"
@@ -117,6 +124,49 @@ TEST_F(OpenFileCacheTest, RecentlyChangedDirectoryIsNotTrusted) {
     ASSERT_EQ(std::rename(replacement.c_str(), (dir + "/mtu").c_str()), 0);
     EXPECT_EQ(Read(dir, "mtu"), std::to_string(1500 + i)) << "replacement " << i;
   }
+}
+
+// Two threads reading one directory that is never settled (the emulated RDMA device's counters,
+// renamed per completion batch, read by the probe and the responder in one exporter): each use
+// replaces the cached directory, and a replacement can drop the last reference to the one another
+// thread just put there. Its destructor gave its descriptors back to the cache's count under the
+// lock the replacement held, and the exporter hung for good. The directory's times are set in the
+// future here so that it never settles.
+TEST_F(OpenFileCacheTest, ThreadsReplacingOneUnsettledDirectoryDoNotDeadlock) {
+  std::string dir = tmp_.path() / "hw_counters";
+  tmp_.Write("hw_counters/port_xmit_data", "42");
+  timespec future[2] = {{time(nullptr) + 3600, 0}, {time(nullptr) + 3600, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, dir.c_str(), future, 0), 0);
+  constexpr int kThreads = 4;
+  constexpr int kReads = 3000;
+  std::mutex mutex;
+  std::condition_variable done;
+  int finished = 0;
+  int wrong = 0;
+  std::vector<std::thread> readers;
+  for (int t = 0; t < kThreads; ++t) {
+    readers.emplace_back([&] {
+      int bad = 0;
+      for (int i = 0; i < kReads; ++i) bad += Read(dir, "port_xmit_data") != "42";
+      std::lock_guard<std::mutex> lock(mutex);
+      wrong += bad;
+      ++finished;
+      done.notify_one();
+    });
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  // Far beyond what the reads take (well under a second, ASan included): only a deadlock
+  // gets here, and its threads can never be joined.
+  if (!done.wait_for(lock, std::chrono::seconds(120), [&] { return finished == kThreads; })) {
+    std::cerr << "OpenFileCache deadlocked: " << kThreads - finished << " of " << kThreads
+              << " reader threads never finished\n";
+    std::_Exit(1);
+  }
+  lock.unlock();
+  for (auto& reader : readers) reader.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_LE(OpenFileCache::Global().open_files(), 100u) << "the budget";
+  EXPECT_LE(OpenFileCache::Global().open_directories(), 1u);
 }
 
 TEST_F(OpenFileCacheTest, SweepClosesWhatWasNotUsedInTwoScrapes) {
