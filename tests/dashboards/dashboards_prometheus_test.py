@@ -27,9 +27,10 @@ import tempfile
 import time
 import urllib.parse
 
+from fabric_testlib import listening
 from fabric_testlib.dashboards import evaluate, hidden, load, substitute, targets, variable_queries
 from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter
-from fabric_testlib.fixture_fleet import (PROMETHEUS, build_tree, exporter_config, free_port,
+from fabric_testlib.fixture_fleet import (PROMETHEUS, build_tree, exporter_config,
                                           recorded_results, write_recording)
 
 NODES = {  # node-b is the h200 flows recording's host; two racks, two planes
@@ -133,18 +134,26 @@ def main():
             e = Exporter('--path.procfs=' + procfs, '--path.sysfs=' + sys_dir,
                          '--config.file=' + config(tmp, node))
             exporters.append(e.__enter__())
-        port = free_port()
         prom_cfg = os.path.join(tmp, 'prometheus.yml')
         scrape = ', '.join("'%s'" % urllib.parse.urlsplit(e.base_url).netloc for e in exporters)
         with open(prom_cfg, 'w') as f:
             f.write('global: {scrape_interval: 1s, evaluation_interval: 1s}\n'
                     f"rule_files: ['{os.path.join(SOURCE_DIR, 'rules', 'fabric-ladder.rules.yml')}']\n"
                     f"scrape_configs:\n- job_name: fabric\n  static_configs:\n  - targets: [{scrape}]\n")
-        with open(os.path.join(tmp, 'prometheus.log'), 'w') as log:
-            prom = subprocess.Popen([PROMETHEUS, '--config.file=' + prom_cfg,
-                                     '--storage.tsdb.path=' + os.path.join(tmp, 'tsdb'),
-                                     f'--web.listen-address=127.0.0.1:{port}'],
-                                    stdout=log, stderr=subprocess.STDOUT)
+
+        def launch(port):
+            with open(os.path.join(tmp, 'prometheus.log'), 'w') as log:
+                return subprocess.Popen([PROMETHEUS, '--config.file=' + prom_cfg,
+                                         '--storage.tsdb.path=' + os.path.join(tmp, 'tsdb'),
+                                         f'--web.listen-address=127.0.0.1:{port}'],
+                                        stdout=log, stderr=subprocess.STDOUT)
+        try:
+            prom, port = listening.start(launch, 'prometheus')
+        except RuntimeError as e:
+            with open(os.path.join(tmp, 'prometheus.log')) as f:
+                print(f.read()[-3000:])
+            print(f'FAIL: {e}')
+            return 1
         base = f'http://127.0.0.1:{port}'
         # First the fleet itself: every exporter scraped, rates over a few
         # scrapes.

@@ -8,13 +8,14 @@ Python stdlib only."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
+
+from fabric_testlib import listening
 
 SRC = os.environ.get('FABRIC_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '..', '..'))
 CONFIG = os.path.join(SRC, 'deploy', 'examples', 'alertmanager.yml')
@@ -88,12 +89,6 @@ ALERTS = [
 ]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 def call(base, path, body=None):
     req = urllib.request.Request(base + path, method='POST' if body is not None else 'GET',
                                  data=json.dumps(body).encode() if body is not None else None,
@@ -106,12 +101,23 @@ def call(base, path, body=None):
 def check_inhibition():
     """Number of failed inhibition cases."""
     tmp = tempfile.mkdtemp(prefix='alertmanager-test-')
-    port = free_port()
+    log_path = os.path.join(tmp, 'alertmanager.log')
+
+    def launch(port):
+        with open(log_path, 'w') as log:
+            return subprocess.Popen([ALERTMANAGER, '--config.file=' + CONFIG,
+                                     '--storage.path=' + tmp,
+                                     f'--web.listen-address=127.0.0.1:{port}',
+                                     '--cluster.listen-address='],
+                                    stdout=log, stderr=subprocess.STDOUT)
+    try:
+        am, port = listening.start(launch, 'alertmanager')
+    except RuntimeError as e:
+        print(open(log_path).read()[-2000:])
+        print(f'FAIL: {e}')
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 1
     base = f'http://127.0.0.1:{port}'
-    log = open(os.path.join(tmp, 'alertmanager.log'), 'w')
-    am = subprocess.Popen([ALERTMANAGER, '--config.file=' + CONFIG, '--storage.path=' + tmp,
-                           f'--web.listen-address=127.0.0.1:{port}', '--cluster.listen-address='],
-                          stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -120,8 +126,7 @@ def check_inhibition():
                 break
             except (urllib.error.URLError, ConnectionError):
                 if time.monotonic() > deadline or am.poll() is not None:
-                    log.flush()
-                    print(open(os.path.join(tmp, 'alertmanager.log')).read()[-2000:])
+                    print(open(log_path).read()[-2000:])
                     print('FAIL: Alertmanager did not start')
                     return 1
                 time.sleep(0.2)
@@ -164,7 +169,6 @@ def check_inhibition():
         except subprocess.TimeoutExpired:
             am.kill()
             am.wait()
-        log.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -3,7 +3,6 @@ webhook receiver Alertmanager notifies: configs written to a temp dir, ports
 chosen free, every process stopped on exit."""
 import json
 import os
-import socket
 import subprocess
 import threading
 import time
@@ -13,15 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import yaml
 
+from fabric_testlib import listening
+
 SOURCE_DIR = os.environ.get(
     "FABRIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 JOB = "fabric-stack"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def render_rules(path):
@@ -89,11 +84,24 @@ def alertmanager_config(webhook_url, path):
 
 
 class Process:
+    """A server started by `args(port)` on a free loopback port (`port`), its
+    output in `log_path`; listening there once constructed."""
+
     def __init__(self, name, args, log_path):
         self.name = name
         self.log_path = log_path
-        self.log = open(log_path, "w")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        self.log = None
+
+        def launch(port):
+            if self.log:
+                self.log.close()
+            self.log = open(log_path, "w")
+            return subprocess.Popen(args(port), stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            self.proc, self.port = listening.start(launch, name)
+        except RuntimeError as e:
+            self.log.close()
+            raise RuntimeError(f"{e}:\n{self.tail()}") from None
 
     def tail(self, lines=30):
         with open(self.log_path) as f:
@@ -139,16 +147,16 @@ class Monitoring:
         self.procs = []
         rules = os.path.join(tmp, "fabric-ladder.rules.yml")
         render_rules(rules)
-        am_port, prom_port = free_port(), free_port()
         am_config = os.path.join(tmp, "alertmanager.yml")
         alertmanager_config(webhook.url, am_config)
-        self.am_url = f"http://127.0.0.1:{am_port}"
-        self.am = Process("alertmanager", [
+        self.am = Process("alertmanager", lambda port: [
             "prometheus-alertmanager", "--config.file=" + am_config,
             "--storage.path=" + os.path.join(tmp, "am-data"),
-            f"--web.listen-address=127.0.0.1:{am_port}",
+            f"--web.listen-address=127.0.0.1:{port}",
             "--cluster.listen-address=", "--log.level=warn"], os.path.join(tmp, "am.log"))
         self.procs.append(self.am)
+        am_port = self.am.port
+        self.am_url = f"http://127.0.0.1:{am_port}"
         wait_ready(self.am_url + "/-/ready", "alertmanager", self.am)
         prom_config = {
             "global": {"scrape_interval": "1s", "scrape_timeout": "900ms",
@@ -166,13 +174,13 @@ class Monitoring:
             yaml.safe_dump(prom_config, f)
         subprocess.run(["promtool", "check", "config", prom_path], check=True,
                        capture_output=True)
-        self.prom_url = f"http://127.0.0.1:{prom_port}"
-        self.prom = Process("prometheus", [
+        self.prom = Process("prometheus", lambda port: [
             "prometheus", "--config.file=" + prom_path,
             "--storage.tsdb.path=" + os.path.join(tmp, "prom-data"),
-            f"--web.listen-address=127.0.0.1:{prom_port}", "--log.level=warn"],
+            f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
             os.path.join(tmp, "prometheus.log"))
         self.procs.append(self.prom)
+        self.prom_url = f"http://127.0.0.1:{self.prom.port}"
         wait_ready(self.prom_url + "/-/ready", "prometheus", self.prom)
 
     def query(self, expr):

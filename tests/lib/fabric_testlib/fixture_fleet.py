@@ -11,24 +11,18 @@ own peers in the test's fleet.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
+from fabric_testlib import listening
 from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR
 
 PROMETHEUS = shutil.which('prometheus')
 RULES = os.path.join(SOURCE_DIR, 'rules', 'fabric-ladder.rules.yml')
 PROCFS = os.path.join(FIXTURES, 'h200', 'proc')
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 def build_tree(tmp):
@@ -111,15 +105,14 @@ def api(base, path, **params):
 
 
 class Prometheus:
-    """A real Prometheus (Debian's) on a free loopback port; a context manager.
+    """A real Prometheus (Debian's) on a free loopback port; a context manager
+    whose `port` and `base` are known once entered (it then listens there).
     agent=True runs it in agent mode (scrape and remote-write only)."""
 
     def __init__(self, tmp, name, config, agent=False, receiver=False):
         self.tmp, self.name, self.config = tmp, name, config
         self.agent, self.receiver = agent, receiver
-        self.port = free_port()
-        self.base = f'http://127.0.0.1:{self.port}'
-        self.proc = None
+        self.port = self.base = self.proc = None
         self.log_path = os.path.join(tmp, name + '.log')
 
     def __enter__(self):
@@ -127,15 +120,22 @@ class Prometheus:
         with open(cfg, 'w') as f:
             f.write(self.config)
         data = os.path.join(self.tmp, self.name + '-data')
-        args = [PROMETHEUS, '--config.file=' + cfg, f'--web.listen-address=127.0.0.1:{self.port}']
-        if self.agent:
-            args += ['--enable-feature=agent', '--storage.agent.path=' + data]
-        else:
-            args += ['--storage.tsdb.path=' + data]
-        if self.receiver:
-            args.append('--web.enable-remote-write-receiver')
-        with open(self.log_path, 'w') as log:
-            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+
+        def launch(port):
+            args = [PROMETHEUS, '--config.file=' + cfg, f'--web.listen-address=127.0.0.1:{port}']
+            if self.agent:
+                args += ['--enable-feature=agent', '--storage.agent.path=' + data]
+            else:
+                args += ['--storage.tsdb.path=' + data]
+            if self.receiver:
+                args.append('--web.enable-remote-write-receiver')
+            with open(self.log_path, 'w') as log:
+                return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            self.proc, self.port = listening.start(launch, f'prometheus {self.name}')
+        except RuntimeError as e:
+            raise RuntimeError(f'{e}; its log:\n{self.log_tail()}') from None
+        self.base = f'http://127.0.0.1:{self.port}'
         return self
 
     def log_tail(self, n=3000):
