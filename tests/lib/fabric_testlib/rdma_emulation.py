@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 import time
 
+from fabric_testlib.listening import free_port  # noqa: F401 (emulated.free_port)
+
 PRELOAD = os.environ.get("FABRIC_EMU_PRELOAD", "")
 PROBE = os.environ.get("FABRIC_PROBE", "")
 EXPORTER = os.environ.get("FABRIC_EXPORTER", "")
@@ -106,15 +108,6 @@ class Device:
             time.sleep(0.02)
         raise AssertionError(f"{self.name} {name} did not move within {timeout} s; "
                              f"{runner.stop_for_its_log()}")
-
-
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Proc:
