@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "active-probes/control/auth.h"
 #include "active-probes/tcp/session_request.h"
@@ -149,14 +150,21 @@ Session::Outcome Session::Run() {
   accept.Set("token", token_);
   if (auto s = control_.Write(accept, idle()); !s.ok()) return Fail(s.error().message);
 
+  // The reason is logged after the lock is released: a write to a blocked stderr must not
+  // hold up the accept thread, which takes this lock (Abort, OfferData) under its own.
+  std::optional<std::string> connect_failure;
   {
     std::unique_lock<std::mutex> lock(mu_);
     bool all =
         cv_.wait_until(lock, idle(), [&] { return aborted_ || data_count_ == data_.size(); });
     accepting_data_ = false;
-    if (aborted_) return Fail(abort_reason_);
-    if (!all) return Fail("data streams did not all connect within the idle timeout");
+    if (aborted_) {
+      connect_failure = abort_reason_;
+    } else if (!all) {
+      connect_failure = "data streams did not all connect within the idle timeout";
+    }
   }
+  if (connect_failure) return Fail(*connect_failure);
 
   // Per-session byte limit, split over the streams that carry payload.
   uint64_t per_stream_limit = options_.max_bytes == 0 ? 0 : options_.max_bytes / req->total();
