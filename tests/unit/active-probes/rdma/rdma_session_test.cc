@@ -13,6 +13,7 @@
 #include "active-probes/responder/responder.h"
 #include "tests/unit/active-probes/probe/probe_test_context.h"
 #include "tests/unit/active-probes/rdma/fake_rdma_backend.h"
+#include "tests/unit/active-probes/responder/loopback_responder_options.h"
 
 namespace fabric::probe {
 namespace {
@@ -27,15 +28,9 @@ class RdmaControlTest : public ::testing::Test {
  protected:
   void StartResponder(bool with_rdma = true, std::string sysfs = FixtureSys("loopback"),
                       RdmaResponderOptions rdma = {}) {
-    ResponderOptions o;
-    o.listen = {HostPort{"127.0.0.1", 0}};
-    o.allow = *ParseCidrList("127.0.0.0/8");
-    o.secret = kSecret;
-    o.max_streams = 8;
-    o.max_duration = std::chrono::milliseconds(3000);
-    // Above the pauses a loaded CI host makes between control messages; one
-    // test waits it out (the responder's wait for queue pairs).
-    o.idle_timeout = std::chrono::milliseconds(3000);
+    // The idle timeout is above the pauses a loaded CI host makes between control messages;
+    // one test waits it out (the responder's wait for queue pairs).
+    ResponderOptions o = LoopbackResponderOptions(kSecret, 8, std::chrono::milliseconds(3000));
     o.root = SysRoot("/proc", std::move(sysfs));
     if (with_rdma) AddRdmaSessionKind(o, responder_backend_, rdma);
     responder_ = std::make_unique<Responder>(o);

@@ -18,6 +18,7 @@
 #include "active-probes/control/client_session.h"
 #include "active-probes/responder/responder.h"
 #include "active-probes/tcp/session_request.h"
+#include "tests/unit/active-probes/responder/loopback_responder_options.h"
 
 namespace fabric::probe {
 namespace {
@@ -74,14 +75,7 @@ bool ThreadIsWritingToStderr(const std::string& name) {
 class StreamConnectWaitTest : public ::testing::Test {
  protected:
   void Start(std::chrono::milliseconds idle_timeout) {
-    ResponderOptions o;
-    o.listen = {HostPort{"127.0.0.1", 0}};
-    o.allow = *ParseCidrList("127.0.0.0/8");
-    o.secret = kSecret;
-    o.max_streams = 4;
-    o.max_duration = std::chrono::milliseconds(3000);
-    o.idle_timeout = idle_timeout;
-    responder_ = std::make_unique<Responder>(o);
+    responder_ = std::make_unique<Responder>(LoopbackResponderOptions(kSecret, 4, idle_timeout));
     ASSERT_TRUE(responder_->Start().ok());
   }
 

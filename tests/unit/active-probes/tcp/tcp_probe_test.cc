@@ -12,6 +12,7 @@
 #include "active-probes/control/client_session.h"
 #include "active-probes/responder/responder.h"
 #include "tests/unit/active-probes/probe/probe_test_context.h"
+#include "tests/unit/active-probes/responder/loopback_responder_options.h"
 
 namespace fabric::probe {
 namespace {
@@ -25,14 +26,7 @@ class LoopbackProbeTest : public ::testing::Test {
   // The idle timeout is far above any pause a loaded 2-core CI host makes
   // between two control messages; no test here waits on it.
   void StartResponder(std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(10000)) {
-    ResponderOptions o;
-    o.listen = {HostPort{"127.0.0.1", 0}};
-    o.allow = *ParseCidrList("127.0.0.0/8");
-    o.secret = kSecret;
-    o.max_streams = 4;
-    o.max_duration = std::chrono::milliseconds(3000);
-    o.idle_timeout = idle_timeout;
-    responder_ = std::make_unique<Responder>(o);
+    responder_ = std::make_unique<Responder>(LoopbackResponderOptions(kSecret, 4, idle_timeout));
     ASSERT_TRUE(responder_->Start().ok());
   }
 
