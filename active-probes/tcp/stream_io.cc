@@ -17,6 +17,7 @@
 #include <cstring>
 #include <vector>
 
+#include "active-probes/tcp/receive_batching.h"
 #include "common/thread_name.h"
 
 namespace fabric::probe {
@@ -254,15 +255,18 @@ void StreamSet::RunReceiver(Worker& w) {
   const int fd = w.spec.fd.get();
   std::vector<char> buf(recv_block_);
   StreamCounters& c = w.counters;
+  ReceiveBatching batching(fd, buf.size());
   for (;;) {
     ssize_t n = recv(fd, buf.data(), buf.size(), 0);
-    if (n < 0 && errno == EINTR) continue;
+    // EAGAIN: nothing arrived within the batching's receive timeout.
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n < 0) {
       if (!IsEndOfStream(errno) && !stop_.load()) w.error = std::strerror(errno);
       break;
     }
     if (n == 0) break;
     c.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    batching.Count(static_cast<size_t>(n));
     if (max_bytes_ != 0 && c.bytes.load(std::memory_order_relaxed) >= max_bytes_) {
       w.error = "byte limit reached";
       break;
