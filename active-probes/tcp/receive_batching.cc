@@ -1,9 +1,10 @@
 #include "active-probes/tcp/receive_batching.h"
 
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <algorithm>
+
+#include "common/socket_receive_timeout.h"
 
 namespace fabric::probe {
 
@@ -16,8 +17,9 @@ bool ReceiveBatching::ReadsComeBackShort(uint64_t calls, uint64_t full_calls) {
   return full_calls * 2 < calls;
 }
 
-ReceiveBatching::ReceiveBatching(int fd, size_t recv_block)
-    : fd_(fd), recv_block_(recv_block), interval_start_(std::chrono::steady_clock::now()) {}
+ReceiveBatching::ReceiveBatching(int fd, size_t recv_block,
+                                 std::chrono::steady_clock::time_point now)
+    : fd_(fd), recv_block_(recv_block), interval_start_(now) {}
 
 void ReceiveBatching::EndInterval(std::chrono::steady_clock::time_point now) {
   if (sampling_) {
@@ -42,23 +44,16 @@ int ReceiveBatching::CurrentLowWaterMark() const {
   return LowWaterMark(recv_block_, rcvbuf);
 }
 
-bool ReceiveBatching::SetHold(std::chrono::microseconds hold) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(hold.count() / 1000000);
-  tv.tv_usec = static_cast<suseconds_t>(hold.count() % 1000000);
-  return setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0;
-}
-
 void ReceiveBatching::SetMark(int mark) {
   if (mark == mark_) return;
   // The timeout goes on before a mark and comes off after it, so no mark is
   // ever set without its latency bound. Without a mark the socket is as the
   // kernel made it: a plain blocking reader.
-  if (mark > 1 && mark_ == 1 && !SetHold(kMaxHold)) return;
+  if (mark > 1 && mark_ == 1 && !SetSocketReceiveTimeout(fd_, kMaxHold)) return;
   // A failed call leaves the previous mark, which was within both bounds.
   if (setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &mark, sizeof(mark)) != 0) return;
   mark_ = mark;
-  if (mark_ == 1) SetHold(std::chrono::microseconds{0});
+  if (mark_ == 1) SetSocketReceiveTimeout(fd_, std::chrono::microseconds{0});
 }
 
 }  // namespace fabric::probe

@@ -64,14 +64,16 @@ class ReceiveBatching {
   // fd: a connected, blocking TCP socket that this thread alone reads,
   // recv_block bytes per call. While a mark is set the socket has a receive
   // timeout, so recv() on it can fail with EAGAIN when nothing arrived for
-  // kMaxHold; the reader retries.
-  ReceiveBatching(int fd, size_t recv_block);
+  // kMaxHold; the reader retries. `now` (here and in Count) is the monotonic
+  // clock's time, a parameter so that tests can give it.
+  ReceiveBatching(int fd, size_t recv_block,
+                  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
   // After every recv() that returned n > 0 bytes.
-  void Count(size_t n) {
+  void Count(size_t n,
+             std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now()) {
     ++calls_;
     if (n >= recv_block_) ++full_calls_;
-    auto now = std::chrono::steady_clock::now();
     if (now - interval_start_ >= kSample) EndInterval(now);
   }
 
@@ -81,7 +83,6 @@ class ReceiveBatching {
  private:
   void EndInterval(std::chrono::steady_clock::time_point now);
   void SetMark(int mark);
-  bool SetHold(std::chrono::microseconds hold);
   int CurrentLowWaterMark() const;
 
   int fd_;

@@ -2,12 +2,12 @@
 
 #include <linux/netlink.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "common/read/file_reader.h"
+#include "common/socket_receive_timeout.h"
 
 namespace fabric {
 namespace {
@@ -36,10 +36,7 @@ Result<NetlinkSocket> NetlinkSocket::Open(int protocol) {
 }
 
 void NetlinkSocket::SetReceiveTimeout(std::chrono::milliseconds timeout) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
-  ::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  SetSocketReceiveTimeout(fd_.get(), timeout);
 }
 
 Status NetlinkSocket::Send(const void* request, size_t length) {

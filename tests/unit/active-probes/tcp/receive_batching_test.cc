@@ -58,11 +58,16 @@ std::chrono::microseconds ReceiveTimeout(int fd) {
   return std::chrono::seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec);
 }
 
-// Ends the batching's current interval: the interval is over once kSample has
-// passed, which sleeping for it guarantees, and the next read ends it.
-void EndInterval(ReceiveBatching& b, size_t read_bytes) {
-  std::this_thread::sleep_for(ReceiveBatching::kSample);
-  b.Count(read_bytes);
+// The time the batching is given: the tests move it, so that no outcome
+// depends on how long the machine takes to run them.
+struct TestTime {
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+};
+
+// Ends the batching's current interval: kSample later, one more read.
+void EndInterval(ReceiveBatching& b, TestTime& t, size_t read_bytes) {
+  t.now += ReceiveBatching::kSample;
+  b.Count(read_bytes, t.now);
 }
 
 TEST(ReceiveBatchingTest, MarkIsTheBlockAtMostAQuarterOfTheBuffer) {
@@ -88,11 +93,12 @@ TEST(ReceiveBatchingTest, ShortReadsSetTheMarkWithItsTimeoutAndLeaveBufferAndWin
   const int rcvbuf_before = IntOption(fd, SOL_SOCKET, SO_RCVBUF);
   const int clamp_before = IntOption(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP);
 
-  ReceiveBatching b(fd, kBlock);
+  TestTime t;
+  ReceiveBatching b(fd, kBlock, t.now);
   EXPECT_EQ(b.mark(), 1);
   EXPECT_EQ(ReceiveTimeout(fd).count(), 0);  // a plain blocking socket until it decides
-  b.Count(1000);
-  EndInterval(b, 1000);  // two reads, neither a full block: batching pays
+  b.Count(1000, t.now);
+  EndInterval(b, t, 1000);  // two reads, neither a full block: batching pays
 
   EXPECT_EQ(b.mark(), ReceiveBatching::LowWaterMark(kBlock, rcvbuf_before));
   EXPECT_GT(b.mark(), 1);
@@ -109,10 +115,11 @@ TEST(ReceiveBatchingTest, ShortReadsSetTheMarkWithItsTimeoutAndLeaveBufferAndWin
 TEST(ReceiveBatchingTest, FullReadsLeaveTheSocketAsTheKernelMadeIt) {
   auto [reader, writer] = TcpPair();
   const int fd = reader.get();
-  ReceiveBatching b(fd, kBlock);
-  b.Count(kBlock);
-  b.Count(kBlock);
-  EndInterval(b, 1000);  // two of three reads filled the block: the reader is behind
+  TestTime t;
+  ReceiveBatching b(fd, kBlock, t.now);
+  b.Count(kBlock, t.now);
+  b.Count(kBlock, t.now);
+  EndInterval(b, t, 1000);  // two of three reads filled the block: the reader is behind
   EXPECT_EQ(b.mark(), 1);
   EXPECT_EQ(IntOption(fd, SOL_SOCKET, SO_RCVLOWAT), 1);
   EXPECT_EQ(ReceiveTimeout(fd).count(), 0);
@@ -121,18 +128,19 @@ TEST(ReceiveBatchingTest, FullReadsLeaveTheSocketAsTheKernelMadeIt) {
 TEST(ReceiveBatchingTest, AMarkStandsUntilTheRecheckThenTheStreamSamplesWithoutIt) {
   auto [reader, writer] = TcpPair();
   const int fd = reader.get();
-  ReceiveBatching b(fd, kBlock);
-  EndInterval(b, 1000);
+  TestTime t;
+  ReceiveBatching b(fd, kBlock, t.now);
+  EndInterval(b, t, 1000);
   ASSERT_GT(b.mark(), 1);
   // Full reads while marked do not drop the mark: they are what it is for.
-  EndInterval(b, kBlock);
+  EndInterval(b, t, kBlock);
   EXPECT_GT(b.mark(), 1);
-  std::this_thread::sleep_for(ReceiveBatching::kRecheck);
-  b.Count(kBlock);  // the decision has stood for kRecheck: sample again, unmarked
+  t.now += ReceiveBatching::kRecheck;
+  b.Count(kBlock, t.now);  // the decision has stood for kRecheck: sample again, unmarked
   EXPECT_EQ(b.mark(), 1);
   EXPECT_EQ(IntOption(fd, SOL_SOCKET, SO_RCVLOWAT), 1);
   EXPECT_EQ(ReceiveTimeout(fd).count(), 0);
-  EndInterval(b, kBlock);  // the sample's reads filled the block: stays unmarked
+  EndInterval(b, t, kBlock);  // the sample's reads filled the block: stays unmarked
   EXPECT_EQ(b.mark(), 1);
 }
 
@@ -141,8 +149,9 @@ TEST(ReceiveBatchingTest, AMarkStandsUntilTheRecheckThenTheStreamSamplesWithoutI
 TEST(ReceiveBatchingTest, AMarkedSocketStillReturnsAShortRead) {
   auto [reader, writer] = TcpPair();
   const int fd = reader.get();
-  ReceiveBatching b(fd, kBlock);
-  EndInterval(b, 1000);
+  TestTime t;
+  ReceiveBatching b(fd, kBlock, t.now);
+  EndInterval(b, t, 1000);
   ASSERT_GT(b.mark(), 1000);
   const std::vector<char> out(1000, 'x');
   ASSERT_EQ(send(writer.get(), out.data(), out.size(), MSG_NOSIGNAL), 1000);
