@@ -267,7 +267,18 @@ def bench_path(path, tools, args, rows):
                 order.reverse()
             for key in order:
                 load = load_average()
-                r = tools[key].run(path, streams, args)
+                try:
+                    r = tools[key].run(path, streams, args)
+                    if not r["rate"] > 0:
+                        raise RuntimeError("finished without error and reported no throughput")
+                except RuntimeError as e:
+                    # One failed run is a result too: said, kept in the JSON, left out of the
+                    # medians and counted beside them; the other runs go on.
+                    rows.append(dict(path=path["name"], streams=streams, tool=key, run=run + 1,
+                                     load=load, failed=str(e)))
+                    print("%-8s %2d streams run %d %-26s FAILED: %s" % (
+                        path["name"], streams, run + 1, tools[key].label, e), flush=True)
+                    continue
                 r.update(path=path["name"], streams=streams, tool=key, run=run + 1, load=load)
                 rows.append(r)
                 print("%-8s %2d streams run %d %-26s %7.2f Gbit/s  cpu %6.2f s  %.3f cpu-s/GB  "
@@ -279,7 +290,8 @@ def bench_path(path, tools, args, rows):
 
 
 def medians(rows, path, streams, key):
-    sel = [r for r in rows if r["path"] == path and r["streams"] == streams and r["tool"] == key]
+    sel = [r for r in rows if r["path"] == path and r["streams"] == streams and r["tool"] == key
+           and not r.get("failed")]
     if not sel:
         return None
     return (statistics.median(r["rate"] for r in sel), statistics.median(r["cpu_per_gb"] for r in sel),
@@ -305,6 +317,12 @@ def report(rows, tools, cells, args, paths):
                       "%.0f%% |" % (path, streams, name, tools[pkey].label, p[0] * 8e-9, tools[rkey].label,
                                    r[0] * 8e-9, p[0] / r[0], p[1], r[1], p[1] / r[1], min(p[2], r[2]),
                                    max(p[3], r[3]), 100 * max(p[4], r[4])))
+    failed = [r for r in rows if r.get("failed")]
+    if failed:
+        print("\n%d failed run(s), left out of the medians above:" % len(failed))
+        for r in failed:
+            print("  %s %d streams run %d %s: %s" % (r["path"], r["streams"], r["run"],
+                                                     tools[r["tool"]].label, r["failed"]))
     probes = [k for k in tools if tools[k].kind == "probe"]
     refs = [k for k in tools if tools[k].kind not in ("probe", "rung")]
     if "rung" in tools and refs:
@@ -321,7 +339,7 @@ def report(rows, tools, cells, args, paths):
                     continue
                 (best, *_), best_key = max(ref, key=lambda x: x[0][0])
                 chosen = sorted({r["chosen"] for r in rows if r["tool"] == "rung" and r["path"] == path
-                                 and r["streams"] == streams})
+                                 and r["streams"] == streams and not r.get("failed")})
                 print("| %s | %d | %s | %.2f | %.2f | %.2fx | %s | %s |" % (
                     path, streams, tools[best_key].label, best * 8e-9, rung[0] * 8e-9, rung[0] / best,
                     "yes" if rung[0] >= 0.95 * best else "no", ", ".join(chosen)))
@@ -443,7 +461,7 @@ def main():
         LOOP_NS, netns.SERVER_NS, netns.CLIENT_NS))
     seen = set()
     for r in rows:
-        if r["tool"] in seen:
+        if r["tool"] in seen or r.get("failed"):
             continue
         seen.add(r["tool"])
         print("  server: %s\n  client: %s" % (shlex.join(r["server_cmd"]), shlex.join(r["client_cmd"])))

@@ -29,6 +29,10 @@ enum class ErrorCode {
   // The interface's configuration (its MTU) changed during the run: the connections agreed
   // their segment size under the old setting, so the numbers measure neither setting.
   kConfigChanged,
+  // The responder's measuring window started too late to measure: its
+  // window-start message reached it after most of the window (delayed on the
+  // control connection, by loss on the path or a stalled host).
+  kWindowMissed,
 };
 
 }  // namespace fabric

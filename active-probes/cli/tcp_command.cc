@@ -57,7 +57,8 @@ int RunTcpCommand(int argc, char** argv) {
         "Multi-stream TCP throughput against `fabric_probe serve`, counted at the\n"
         "receiver, with self-checks (cpu_bound, contended, stream_limited).\n"
         "Exit status: 0 ok, 1 error, 2 usage, 3 busy, 4 auth, 5 refused, "
-        "6 unreachable, 7 timeout, 8 rejected by the responder's limits.\n\n%s",
+        "6 unreachable, 7 timeout, 8 rejected by the responder's limits, 11 an MTU\n"
+        "changed during the run, 12 the responder saw the window start late.\n\n%s",
         flags.Usage().c_str());
     return 0;
   }

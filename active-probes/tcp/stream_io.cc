@@ -264,7 +264,14 @@ void StreamSet::RunReceiver(Worker& w) {
       if (!IsEndOfStream(errno) && !stop_.load()) w.error = std::strerror(errno);
       break;
     }
-    if (n == 0) break;
+    if (n == 0) {
+      // The window's end edge can reach this side after the sender stopped
+      // (a delayed control message): this is when the data ended.
+      const auto now = std::chrono::steady_clock::now().time_since_epoch();
+      c.peer_closed_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(),
+                             std::memory_order_relaxed);
+      break;
+    }
     c.bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
     batching.Count(static_cast<size_t>(n));
     if (max_bytes_ != 0 && c.bytes.load(std::memory_order_relaxed) >= max_bytes_) {
@@ -292,6 +299,11 @@ std::vector<StreamSnapshot> StreamSet::Snapshot() const {
     s.tcp = SampleTcpInfo(w->spec.fd.get());
     s.zc_sends = w->counters.zc_sends.load(std::memory_order_relaxed);
     s.zc_copied = w->counters.zc_copied.load(std::memory_order_relaxed);
+    if (int64_t ns = c.peer_closed_ns.load(std::memory_order_relaxed); ns != 0) {
+      s.peer_closed = std::chrono::steady_clock::time_point(
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::nanoseconds(ns)));
+    }
     out.push_back(s);
   }
   return out;

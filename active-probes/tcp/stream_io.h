@@ -7,8 +7,10 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -58,6 +60,8 @@ struct alignas(64) StreamCounters {
   // The thread's CPU time when it finished (a finished thread has no clock to
   // read), published before `done`.
   std::atomic<double> cpu_seconds_at_exit{0};
+  // Receivers: when the peer's FIN was read (steady clock, ns); 0 while open.
+  std::atomic<int64_t> peer_closed_ns{0};
   std::atomic<bool> done{false};
 };
 
@@ -74,6 +78,8 @@ struct StreamSnapshot {
   TcpInfoSample tcp;
   uint64_t zc_sends = 0;
   uint64_t zc_copied = 0;
+  // Receiving streams: when the peer's FIN was read; unset while it sends.
+  std::optional<std::chrono::steady_clock::time_point> peer_closed;
 };
 
 // Bytes per receive call when the request names none. Independent of the send

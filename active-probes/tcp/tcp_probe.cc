@@ -249,6 +249,12 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
                            change + "; the result measures neither setting");
     }
   }
+  // The send direction is counted at the responder, over its own window.
+  if (up) {
+    if (auto s = CheckResponderWindow(local.window_seconds, remote->window_seconds); !s.ok()) {
+      return Unexpected{s.error()};
+    }
+  }
   if (remote->streams.size() != local.streams.size()) {
     return MakeError("responder reported a different stream count");
   }

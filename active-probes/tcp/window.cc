@@ -1,6 +1,8 @@
 #include "active-probes/tcp/window.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "common/strings.h"
 
@@ -52,6 +54,36 @@ Result<double> Double(const Message& m, const std::string& key) {
 
 }  // namespace
 
+std::chrono::steady_clock::time_point WindowEnd(const WindowEdge& b,
+                                                const std::vector<bool>& send) {
+  // The end edge is where the sender stopped, and its message is what tells
+  // this side: sent at once, it arrives before the streams' FINs. A late one
+  // (lost and retransmitted on the control connection, or read by a stalled
+  // thread) would stretch the window over time with no data in it, so when
+  // every receiving stream had read its FIN by then, the window ends at the
+  // last FIN.
+  std::optional<std::chrono::steady_clock::time_point> last_close;
+  for (size_t i = 0; i < b.streams.size(); ++i) {
+    if (i < send.size() && send[i]) continue;
+    const auto& closed = b.streams[i].peer_closed;
+    if (!closed) return b.time;
+    if (!last_close || *closed > *last_close) last_close = closed;
+  }
+  return last_close ? std::min(b.time, *last_close) : b.time;
+}
+
+Status CheckResponderWindow(double prober_window_seconds, double responder_window_seconds) {
+  if (responder_window_seconds >= kMinResponderWindowFraction * prober_window_seconds) {
+    return OkStatus();
+  }
+  char text[200];
+  std::snprintf(text, sizeof(text),
+                "window_missed: the responder counted over %.3f s of our %.3f s window: its "
+                "window-start message reached it late (delayed on the control connection)",
+                std::max(0.0, responder_window_seconds), prober_window_seconds);
+  return MakeError(ErrorCode::kWindowMissed, text);
+}
+
 WindowEdge SampleEdge(const StreamSet& streams, const SysRoot& root, const std::string& iface) {
   WindowEdge e;
   e.time = std::chrono::steady_clock::now();
@@ -65,7 +97,7 @@ WindowEdge SampleEdge(const StreamSet& streams, const SysRoot& root, const std::
 
 SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector<bool>& send) {
   SideReport r;
-  r.window_seconds = std::chrono::duration<double>(b.time - a.time).count();
+  r.window_seconds = std::chrono::duration<double>(WindowEnd(b, send) - a.time).count();
   for (size_t i = 0; i < b.streams.size() && i < a.streams.size(); ++i) {
     const auto& x = a.streams[i];
     const auto& y = b.streams[i];

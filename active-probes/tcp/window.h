@@ -66,8 +66,23 @@ struct SideReport {
 // connections' setup and its window's end; empty otherwise or when unknown.
 std::string MtuChange(const SideReport& side);
 
+// The window's end on this side: the end edge, or the last FIN its receiving
+// streams read when every one of them had read it before the edge was taken.
 // `send` lists, per stream, whether this side sends on it.
+std::chrono::steady_clock::time_point WindowEnd(const WindowEdge& b, const std::vector<bool>& send);
+
+// `send` lists, per stream, whether this side sends on it. The window runs from
+// a's time to WindowEnd(b); it is not positive when the data ended before a.
 SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector<bool>& send);
+
+// Below this fraction of the prober's window, the responder's count is not a
+// measurement of the window (its start edge came late) and the run fails.
+// Above it the count is still exact over the responder's own, shorter window.
+inline constexpr double kMinResponderWindowFraction = 0.5;
+
+// kWindowMissed when the responder's window is too short against the
+// prober's (both in seconds).
+Status CheckResponderWindow(double prober_window_seconds, double responder_window_seconds);
 
 // RESULT message encoding (per-stream values as comma lists).
 Message SideReportToMessage(const SideReport& r);

@@ -23,7 +23,7 @@ TEST(ErrorKinds, OneRowPerCode) {
     EXPECT_TRUE(codes.insert(kind.code).second) << kind.reason << " twice";
     EXPECT_EQ(&KindOf(kind.code), &kind);
   }
-  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kConfigChanged) + 1);
+  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kWindowMissed) + 1);
 }
 
 TEST(ErrorKinds, ExitStatusesJsonKindsAndReasonsAreTheInterface) {
@@ -47,6 +47,7 @@ TEST(ErrorKinds, ExitStatusesJsonKindsAndReasonsAreTheInterface) {
       {ErrorCode::kAborted, 1, "aborted", "aborted"},
       {ErrorCode::kNoSpace, 1, "no-space", "no_space"},
       {ErrorCode::kConfigChanged, 11, "config-changed", "config_changed"},
+      {ErrorCode::kWindowMissed, 12, "window-missed", "window_missed"},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.reason);

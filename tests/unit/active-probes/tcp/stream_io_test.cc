@@ -91,5 +91,31 @@ TEST(StreamSetTest, FinishedReceiverKeepsItsCpuTime) {
   EXPECT_GT(s[0].thread_cpu_seconds, 0);
 }
 
+// A receiver records when it read the peer's FIN (where a late end edge is
+// cut), and nothing while the peer still sends.
+TEST(StreamSetTest, ReceiverRecordsWhenThePeerClosed) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd writer(sv[1]);
+  auto payload = Payload::Create(128 * 1024, SendMode::kCopy);
+  ASSERT_TRUE(payload.ok());
+  StreamSet set(*payload, SendMode::kCopy, 0);
+  std::vector<StreamSpec> specs(1);
+  specs[0].fd = UniqueFd(sv[0]);
+  ASSERT_TRUE(set.Start(std::move(specs)).ok());
+  std::vector<char> chunk(64 * 1024, 'x');
+  ASSERT_EQ(write(writer.get(), chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
+  EXPECT_FALSE(set.Snapshot()[0].peer_closed.has_value());  // the writer is open
+  const auto before_close = std::chrono::steady_clock::now();
+  writer.Reset();
+  set.Join(std::chrono::milliseconds(10000));
+  const auto after_join = std::chrono::steady_clock::now();
+  std::vector<StreamSnapshot> s = set.Snapshot();
+  ASSERT_TRUE(s[0].peer_closed.has_value());
+  EXPECT_GE(*s[0].peer_closed, before_close);
+  EXPECT_LE(*s[0].peer_closed, after_join);
+  EXPECT_EQ(s[0].bytes, chunk.size());
+}
+
 }  // namespace
 }  // namespace fabric::probe
