@@ -299,24 +299,39 @@ def medians(rows, path, streams, key):
             max(r["others"] for r in sel))
 
 
+def run_pairs(rows, path, streams, pkey, rkey):
+    """Per-run throughput ratios, probe over reference, of the runs where both ran: the two
+    ran back to back in every run, so a pair shares the machine's state of the moment."""
+    def by_run(key):
+        return {r["run"]: r["rate"] for r in rows if r["path"] == path and r["streams"] == streams
+                and r["tool"] == key and not r.get("failed")}
+    p, r = by_run(pkey), by_run(rkey)
+    return [p[n] / r[n] for n in sorted(p) if n in r and r[n] > 0]
+
+
 def report(rows, tools, cells, args, paths):
     print("\n## Cells (medians of %d runs of %d s after %d s warm-up; CPU/GB ratio < 1: fabric_probe "
           "used less CPU per byte; load: 1-minute load average before the runs, the benchmark's own "
           "threads included; others: the most CPU the rest of the machine took during one of the "
-          "cell's runs)\n" % (args.runs, args.duration, args.warmup))
+          "cell's runs; run pairs: how many runs' own ratios were at or above 1.0x, and their "
+          "range)\n" % (args.runs, args.duration, args.warmup))
     print("| path | streams | cell | fabric_probe | Gbit/s | reference | Gbit/s | throughput ratio | "
-          "probe CPU-s/GB | ref CPU-s/GB | CPU/GB ratio | load | others |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "probe CPU-s/GB | ref CPU-s/GB | CPU/GB ratio | load | others | run pairs ≥ 1.0x |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in paths:
         for streams in args.streams:
             for name, pkey, rkey in cells:
                 p, r = medians(rows, path, streams, pkey), medians(rows, path, streams, rkey)
                 if not p or not r:
                     continue
+                pairs = run_pairs(rows, path, streams, pkey, rkey)
+                spread = " (%.2f-%.2fx)" % (min(pairs), max(pairs)) if pairs else ""
                 print("| %s | %d | %s | %s | %.2f | %s | %.2f | %.2fx | %.3f | %.3f | %.2fx | %.1f-%.1f | "
-                      "%.0f%% |" % (path, streams, name, tools[pkey].label, p[0] * 8e-9, tools[rkey].label,
-                                   r[0] * 8e-9, p[0] / r[0], p[1], r[1], p[1] / r[1], min(p[2], r[2]),
-                                   max(p[3], r[3]), 100 * max(p[4], r[4])))
+                      "%.0f%% | %d/%d%s |" % (
+                          path, streams, name, tools[pkey].label, p[0] * 8e-9, tools[rkey].label,
+                          r[0] * 8e-9, p[0] / r[0], p[1], r[1], p[1] / r[1], min(p[2], r[2]),
+                          max(p[3], r[3]), 100 * max(p[4], r[4]), sum(x >= 1.0 for x in pairs),
+                          len(pairs), spread))
     failed = [r for r in rows if r.get("failed")]
     if failed:
         print("\n%d failed run(s), left out of the medians above:" % len(failed))
