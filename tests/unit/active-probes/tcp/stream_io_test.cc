@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,50 +68,52 @@ TEST(PayloadTest, FallsBackToShmemWhenNoDirectoryIsUsable) {
   EXPECT_EQ(st.st_size, 4096);
 }
 
+// One receiving stream of a StreamSet, fed through a socketpair.
+class OneReceiverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    writer_.Reset(sv[1]);
+    auto payload = Payload::Create(128 * 1024, SendMode::kCopy);
+    ASSERT_TRUE(payload.ok());
+    set_ = std::make_unique<StreamSet>(*payload, SendMode::kCopy, 0);
+    std::vector<StreamSpec> specs(1);
+    specs[0].fd = UniqueFd(sv[0]);
+    specs[0].send = false;
+    ASSERT_TRUE(set_->Start(std::move(specs)).ok());
+  }
+  void Write(const std::vector<char>& chunk) {
+    ASSERT_EQ(write(writer_.get(), chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
+  }
+
+  UniqueFd writer_;
+  std::unique_ptr<StreamSet> set_;
+};
+
 // A receiver that sees the end of its stream before the window's last edge
 // still reports the CPU it used (its clock cannot be read once it is done).
-TEST(StreamSetTest, FinishedReceiverKeepsItsCpuTime) {
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  UniqueFd writer(sv[1]);
-  auto payload = Payload::Create(128 * 1024, SendMode::kCopy);
-  ASSERT_TRUE(payload.ok());
-  StreamSet set(*payload, SendMode::kCopy, 0);
-  std::vector<StreamSpec> specs(1);
-  specs[0].fd = UniqueFd(sv[0]);
-  specs[0].send = false;
-  ASSERT_TRUE(set.Start(std::move(specs)).ok());
+TEST_F(OneReceiverTest, FinishedReceiverKeepsItsCpuTime) {
   std::vector<char> chunk(64 * 1024, 'x');
-  for (int i = 0; i < 256; ++i) {
-    ASSERT_EQ(write(writer.get(), chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
-  }
-  writer.Reset();  // EOF: the receiver ends
-  set.Join(std::chrono::milliseconds(10000));
-  std::vector<StreamSnapshot> s = set.Snapshot();  // joined: only the recorded value is left
+  for (int i = 0; i < 256; ++i) Write(chunk);
+  writer_.Reset();  // EOF: the receiver ends
+  set_->Join(std::chrono::milliseconds(10000));
+  std::vector<StreamSnapshot> s = set_->Snapshot();  // joined: only the recorded value is left
   EXPECT_EQ(s[0].bytes, 256u * 64 * 1024);
   EXPECT_GT(s[0].thread_cpu_seconds, 0);
 }
 
 // A receiver records when it read the peer's FIN (where a late end edge is
 // cut), and nothing while the peer still sends.
-TEST(StreamSetTest, ReceiverRecordsWhenThePeerClosed) {
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  UniqueFd writer(sv[1]);
-  auto payload = Payload::Create(128 * 1024, SendMode::kCopy);
-  ASSERT_TRUE(payload.ok());
-  StreamSet set(*payload, SendMode::kCopy, 0);
-  std::vector<StreamSpec> specs(1);
-  specs[0].fd = UniqueFd(sv[0]);
-  ASSERT_TRUE(set.Start(std::move(specs)).ok());
+TEST_F(OneReceiverTest, RecordsWhenThePeerClosed) {
   std::vector<char> chunk(64 * 1024, 'x');
-  ASSERT_EQ(write(writer.get(), chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
-  EXPECT_FALSE(set.Snapshot()[0].peer_closed.has_value());  // the writer is open
+  Write(chunk);
+  EXPECT_FALSE(set_->Snapshot()[0].peer_closed.has_value());  // the writer is open
   const auto before_close = std::chrono::steady_clock::now();
-  writer.Reset();
-  set.Join(std::chrono::milliseconds(10000));
+  writer_.Reset();
+  set_->Join(std::chrono::milliseconds(10000));
   const auto after_join = std::chrono::steady_clock::now();
-  std::vector<StreamSnapshot> s = set.Snapshot();
+  std::vector<StreamSnapshot> s = set_->Snapshot();
   ASSERT_TRUE(s[0].peer_closed.has_value());
   EXPECT_GE(*s[0].peer_closed, before_close);
   EXPECT_LE(*s[0].peer_closed, after_join);
