@@ -290,8 +290,7 @@ def bench_path(path, tools, args, rows):
 
 
 def medians(rows, path, streams, key):
-    sel = [r for r in rows if r["path"] == path and r["streams"] == streams and r["tool"] == key
-           and not r.get("failed")]
+    sel = [r for r in rows if r["path"] == path and r["streams"] == streams and r["tool"] == key]
     if not sel:
         return None
     return (statistics.median(r["rate"] for r in sel), statistics.median(r["cpu_per_gb"] for r in sel),
@@ -304,12 +303,14 @@ def run_pairs(rows, path, streams, pkey, rkey):
     ran back to back in every run, so a pair shares the machine's state of the moment."""
     def by_run(key):
         return {r["run"]: r["rate"] for r in rows if r["path"] == path and r["streams"] == streams
-                and r["tool"] == key and not r.get("failed")}
+                and r["tool"] == key}
     p, r = by_run(pkey), by_run(rkey)
     return [p[n] / r[n] for n in sorted(p) if n in r and r[n] > 0]
 
 
 def report(rows, tools, cells, args, paths):
+    failed = [r for r in rows if r.get("failed")]
+    rows = [r for r in rows if not r.get("failed")]  # every figure below is of runs that measured
     print("\n## Cells (medians of %d runs of %d s after %d s warm-up; CPU/GB ratio < 1: fabric_probe "
           "used less CPU per byte; load: 1-minute load average before the runs, the benchmark's own "
           "threads included; others: the most CPU the rest of the machine took during one of the "
@@ -332,7 +333,6 @@ def report(rows, tools, cells, args, paths):
                           r[0] * 8e-9, p[0] / r[0], p[1], r[1], p[1] / r[1], min(p[2], r[2]),
                           max(p[3], r[3]), 100 * max(p[4], r[4]), sum(x >= 1.0 for x in pairs),
                           len(pairs), spread))
-    failed = [r for r in rows if r.get("failed")]
     if failed:
         print("\n%d failed run(s), left out of the medians above:" % len(failed))
         for r in failed:
@@ -354,7 +354,7 @@ def report(rows, tools, cells, args, paths):
                     continue
                 (best, *_), best_key = max(ref, key=lambda x: x[0][0])
                 chosen = sorted({r["chosen"] for r in rows if r["tool"] == "rung" and r["path"] == path
-                                 and r["streams"] == streams and not r.get("failed")})
+                                 and r["streams"] == streams})
                 print("| %s | %d | %s | %.2f | %.2f | %.2fx | %s | %s |" % (
                     path, streams, tools[best_key].label, best * 8e-9, rung[0] * 8e-9, rung[0] / best,
                     "yes" if rung[0] >= 0.95 * best else "no", ", ".join(chosen)))

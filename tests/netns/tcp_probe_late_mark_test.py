@@ -22,14 +22,13 @@ which drops it; TCP then retransmits it.
 Deterministic: what is held is chosen by content, it is released only once the streams have
 ended (seen with ss), and the checks do not depend on how long the release takes. Root only
 (exit 77 otherwise)."""
-import json
 import subprocess
 import sys
 import time
 
 from fabric_testlib import netns
 from fabric_testlib.netns import CLIENT_DEV, CLIENT_NS, SERVER_IP, SERVER_NS
-from fabric_testlib.probe_process import Responder, Secrets, probe_cmd
+from fabric_testlib.probe_process import Responder, Secrets, parse_probe_json, probe_cmd
 
 PORT = 9878
 STREAMS = 2
@@ -67,9 +66,7 @@ def release():
 
 
 def streams_ended():
-    out = netns.sh("ip", "netns", "exec", CLIENT_NS, "ss", "-tnH", "state", "fin-wait-2",
-                   "( dport = :%d )" % PORT).stdout
-    return len([line for line in out.splitlines() if line.strip()]) >= STREAMS
+    return netns.connections(CLIENT_NS, "fin-wait-2", "( dport = :%d )" % PORT) >= STREAMS
 
 
 def run(secret, word, offset, extra_hold):
@@ -93,11 +90,7 @@ def run(secret, word, offset, extra_hold):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    try:
-        doc = json.loads(out) if out.strip() else None
-    except json.JSONDecodeError:
-        doc = None
-    return proc.returncode, doc, err
+    return proc.returncode, parse_probe_json(out), err
 
 
 def main():

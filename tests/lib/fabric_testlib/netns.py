@@ -67,11 +67,15 @@ def sh(*args, check=True):
     return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
+def connections(ns, state, selector):
+    """TCP connections in `state` matching the ss `selector` in namespace `ns`."""
+    out = sh("ip", "netns", "exec", ns, "ss", "-tnH", "state", state, selector).stdout
+    return len([line for line in out.splitlines() if line.strip()])
+
+
 def established_connections(ns, port):
     """Established TCP connections to local `port` in namespace `ns` (ss)."""
-    out = sh("ip", "netns", "exec", ns, "ss", "-tnH", "state", "established",
-             "( sport = :%d )" % port).stdout
-    return len([line for line in out.splitlines() if line.strip()])
+    return connections(ns, "established", "( sport = :%d )" % port)
 
 
 def can_run():

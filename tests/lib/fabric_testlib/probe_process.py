@@ -87,8 +87,12 @@ def probe_cmd(ns, *args):
 def run_probe(ns, *args, timeout=60):
     """Runs `fabric_probe tcp`; returns (exit status, parsed JSON or None, stderr)."""
     p = subprocess.run(probe_cmd(ns, *args, "--json"), capture_output=True, text=True, timeout=timeout)
+    return p.returncode, parse_probe_json(p.stdout), p.stderr
+
+
+def parse_probe_json(out):
+    """`fabric_probe ... --json` output as a dict; None when it printed none or not JSON."""
     try:
-        doc = json.loads(p.stdout) if p.stdout.strip() else None
+        return json.loads(out) if out.strip() else None
     except json.JSONDecodeError:
-        doc = None
-    return p.returncode, doc, p.stderr
+        return None
