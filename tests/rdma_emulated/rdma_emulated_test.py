@@ -10,10 +10,10 @@ its SIGTERM."""
 import json
 import os
 import signal
-import sys
 import time
 import unittest
 
+from fabric_testlib import listening
 from fabric_testlib import rdma_emulation as emulated
 from fabric_testlib.rdma_emulation import Device, Proc
 
@@ -39,14 +39,19 @@ class EmulatedRdmaTest(unittest.TestCase):
         return Device(os.path.join(self.dir, name), name=name, knobs=knobs)
 
     def serve(self, device, *extra, knobs=None):
-        self.port = emulated.free_port()
-        p = Proc([emulated.PROBE, "serve", "--listen", f"127.0.0.1:{self.port}", "--allow",
-                  "127.0.0.1/32", "--secret-file", self.secret, "--path.sysfs", device.sys,
-                  "--idle-timeout", "3s", *extra],
-                 device, os.path.join(self.dir, f"serve-{len(self.procs)}.json"), extra_env=knobs)
-        self.procs.append(p)
-        emulated.wait_listening(self.port)
-        return p
+        # listening.start, not free_port + a connect: another test's server can take the port
+        # between the two, and a probe would then talk to it.
+        def launch(port):
+            p = Proc([emulated.PROBE, "serve", "--listen", f"127.0.0.1:{port}", "--allow",
+                      "127.0.0.1/32", "--secret-file", self.secret, "--path.sysfs", device.sys,
+                      "--idle-timeout", "3s", *extra],
+                     device, os.path.join(self.dir, f"serve-{len(self.procs)}.json"),
+                     extra_env=knobs)
+            self.procs.append(p)
+            return p.proc
+
+        _, self.port = listening.start(launch, "fabric_probe serve", timeout=10)
+        return self.procs[-1]
 
     def probe(self, device, *extra, duration="1s", warmup="200ms"):
         p = Proc([emulated.PROBE, "rdma", "--peer", f"127.0.0.1:{self.port}", "--secret-file",

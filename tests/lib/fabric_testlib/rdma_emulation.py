@@ -155,17 +155,5 @@ class Proc:
             self.proc.communicate()
 
 
-def wait_listening(port, host="127.0.0.1", timeout=10):
-    import socket
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            socket.create_connection((host, port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError(f"nothing listens on {host}:{port}")
-
-
 def cleanup(path):
     shutil.rmtree(path, ignore_errors=True)
