@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The TCP and storage benchmarks (bench/) refuse a missing binary up front,
-with an argparse error (exit 2) that names the flag and the path, and for
-fabric_probe how to build it: before, a missing build/bin/fabric_probe first
+"""The benchmarks in bench/ refuse a missing binary or directory up front,
+with exit status 2 and an error that names the flag or the path (and for
+fabric_probe how to build it, for many_core_tcp.sh where to put it): before, a missing build/bin/fabric_probe first
 showed as "nothing listening on port 19878" some seconds into the run. Runs
 nothing else (the benchmarks themselves are run by hand: docs/performance.md).
 """
@@ -21,6 +21,12 @@ CASES = [
      '--neper /nonexistent/neper: no such executable'),
     (['storage_vs_fio.py', '--path', '/tmp', '--probe', MISSING],
      f'--probe {MISSING}: no such executable (build it:'),
+    (['storage_vs_fio.py', '--path', '/nonexistent/dir', '--probe', PROBE],
+     '--path /nonexistent/dir: no such directory'),
+    (['many_core_tcp.sh'], 'usage: '),
+    # A tools folder without the binaries: nothing is run, nothing written.
+    (['many_core_tcp.sh', '/nonexistent/tools', '/nonexistent/out'],
+     '/nonexistent/tools/fabric_probe: no such executable (copy it into TOOLS)'),
 ]
 
 
@@ -28,7 +34,8 @@ def main():
     failures = []
     for args, want in CASES:
         script, rest = os.path.join(SOURCE_DIR, 'bench', args[0]), args[1:]
-        r = subprocess.run([sys.executable, script, *rest], capture_output=True, text=True,
+        runner = [] if script.endswith('.sh') else [sys.executable]
+        r = subprocess.run([*runner, script, *rest], capture_output=True, text=True,
                            timeout=30, env={k: v for k, v in os.environ.items()
                                             if k != 'PYTHONPATH'})
         if r.returncode != 2 or want not in r.stderr:
@@ -37,7 +44,7 @@ def main():
     for f in failures:
         print('FAIL: ' + f)
     if not failures:
-        print(f'ok: {len(CASES)} missing binaries named up front')
+        print(f'ok: {len(CASES)} missing binaries and paths named up front')
     return 1 if failures else 0
 
 
