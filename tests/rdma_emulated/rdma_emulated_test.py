@@ -255,10 +255,13 @@ class EmulatedRdmaTest(unittest.TestCase):
     def test_exporter_rdma_rung_and_its_sigterm(self):
         dev = self.device("emu0")
         state = os.path.join(self.dir, "state.json")
-        port = emulated.free_port()
         config = os.path.join(self.dir, "fabric_exporter.yml")
-        with open(config, "w") as f:
-            f.write(f"""
+
+        # The responder listens on 127.0.0.1:port; listening.start starts the exporter again on
+        # another port if another process took this one first.
+        def launch(port):
+            with open(config, "w") as f:
+                f.write(f"""
 fleet:
   self: node-a
   nodes:
@@ -274,10 +277,13 @@ probes:
 collectors:
   flows: {{enabled: false}}
 """)
-        exporter = Proc([emulated.EXPORTER, "--config.file=" + config, "--path.sysfs=" + dev.sys,
-                         "--web.listen-address=127.0.0.1:0"],
-                        dev, os.path.join(self.dir, "exporter.json"))
-        self.procs.append(exporter)
+            self.procs.append(Proc([emulated.EXPORTER, "--config.file=" + config,
+                                    "--path.sysfs=" + dev.sys, "--web.listen-address=127.0.0.1:0"],
+                                   dev, os.path.join(self.dir, "exporter.json")))
+            return self.procs[-1].proc
+
+        listening.start(launch, "fabric_exporter", timeout=30)
+        exporter = self.procs[-1]
         # The plan round is aligned to the wall clock: its first run is due within 1.2 rounds
         # (34 s, plus up to a fifth of it); then the TCP rung, then RDMA. A wait that runs out
         # stops the exporter and shows its log (this is how a deadlock in it was found).

@@ -11,7 +11,6 @@ import subprocess
 import tempfile
 import time
 
-from fabric_testlib.listening import free_port  # noqa: F401 (emulated.free_port)
 
 PRELOAD = os.environ.get("FABRIC_EMU_PRELOAD", "")
 PROBE = os.environ.get("FABRIC_PROBE", "")
