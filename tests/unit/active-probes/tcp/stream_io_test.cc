@@ -95,7 +95,7 @@ class OneReceiverTest : public ::testing::Test {
 // still reports the CPU it used (its clock cannot be read once it is done).
 TEST_F(OneReceiverTest, FinishedReceiverKeepsItsCpuTime) {
   std::vector<char> chunk(64 * 1024, 'x');
-  for (int i = 0; i < 256; ++i) Write(chunk);
+  for (int i = 0; i < 256; ++i) ASSERT_NO_FATAL_FAILURE(Write(chunk));
   writer_.Reset();  // EOF: the receiver ends
   set_->Join(std::chrono::milliseconds(10000));
   std::vector<StreamSnapshot> s = set_->Snapshot();  // joined: only the recorded value is left
@@ -107,7 +107,7 @@ TEST_F(OneReceiverTest, FinishedReceiverKeepsItsCpuTime) {
 // cut), and nothing while the peer still sends.
 TEST_F(OneReceiverTest, RecordsWhenThePeerClosed) {
   std::vector<char> chunk(64 * 1024, 'x');
-  Write(chunk);
+  ASSERT_NO_FATAL_FAILURE(Write(chunk));
   EXPECT_FALSE(set_->Snapshot()[0].peer_closed.has_value());  // the writer is open
   const auto before_close = std::chrono::steady_clock::now();
   writer_.Reset();
