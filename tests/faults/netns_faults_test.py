@@ -117,6 +117,12 @@ class FaultsTest(unittest.TestCase):
         require_root()
         cls.ns = Namespaces(NS_A, NS_B).__enter__()
         cls.ns.veth(NS_A, "fxa0", ADDR_A + "/24", NS_B, "fxb0", ADDR_B + "/24")
+        # Both directions shaped to 1 Gbit/s. At veth speed the TCP probe's streams keep both
+        # CPUs of a small machine busy, and one `ip netns exec ss` from a test then waited up to
+        # 8 s for a CPU (2-core CI machine): longer than the probe runs the tests act inside.
+        for ns, dev in ((NS_A, "fxa0"), (NS_B, "fxb0")):
+            ip("netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate",
+               "1gbit", "burst", "1mb", "latency", "20ms")
         cls.tmp = tempfile.TemporaryDirectory(prefix="fx-netns-")
         cls.secret = os.path.join(cls.tmp.name, "secret")
         with open(cls.secret, "w") as f:

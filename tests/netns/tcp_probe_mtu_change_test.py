@@ -12,7 +12,10 @@ round measures the new setting), for a change at either end, and names which end
 Deterministic: the MTU is changed only after the data connections are established (seen with
 ss in the responder's namespace) and well inside a 10 s window, so the change always lands
 between the probe's first MTU reading (before it dials the streams) and its last (at the
-window's end). Root only (exit 77 otherwise)."""
+window's end). The path is shaped to 1 Gbit/s: at veth speed the probe's streams keep both
+CPUs of a small machine busy, and one `ip netns exec ss` of this test then waited up to 8 s
+for a CPU (measured on the 2-core CI machine), which can carry the change past the window's
+end. Root only (exit 77 otherwise)."""
 import json
 import subprocess
 import sys
@@ -66,6 +69,7 @@ def main():
     with netns.VethPair(), Secrets() as secrets, \
             Responder(SERVER_NS, "--listen", SERVER_IP, "--allow", netns.CLIENT_IP + "/32",
                       "--secret-file", secrets.good):
+        netns.VethPair.shape("1gbit", "1mb")
         for ns, dev, who in ((SERVER_NS, SERVER_DEV, "responder's "), (CLIENT_NS, CLIENT_DEV, "")):
             set_mtu(SERVER_NS, SERVER_DEV, 9000)
             set_mtu(CLIENT_NS, CLIENT_DEV, 9000)

@@ -126,6 +126,11 @@ class TcpProbeNetnsTest(unittest.TestCase):
         self.assertEqual(doc["error"]["kind"], "refused")
 
     def test_second_session_busy(self):
+        # Shaped, so that the first session does not keep both CPUs of a small machine busy:
+        # the poll and the second probe below must run while it lasts (4 s), and unshaped one
+        # `ip netns exec ss` waited up to 8 s for a CPU on the 2-core CI machine.
+        netns.VethPair.shape("1gbit", "1mb")
+        self.addCleanup(netns.VethPair.unshape)
         first = subprocess.Popen(
             probe_cmd(CLIENT_NS, "--peer", SERVER_IP, "--secret-file", self.secrets.good,
                       "--streams", "1", "--duration", "4s", "--warmup", "0.2s"),
