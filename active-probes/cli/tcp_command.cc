@@ -39,6 +39,10 @@ int RunTcpCommand(int argc, char** argv) {
                   "0");
   flags.AddString("peer-sndbuf", "BYTES", "Ask the responder for this SO_SNDBUF (0 = its own)",
                   "0");
+  flags.AddString("unsent-limit", "auto|BYTES",
+                  "Unsent data each sending stream may queue (TCP_NOTSENT_LOWAT), both sides; "
+                  "auto = 4M shared by the streams, at least 64K; 0 = the kernel's default",
+                  "auto");
   flags.AddBool("pin", "Pin each stream thread to its own CPU", true);
   flags.AddBool("numa-local", "Pin to CPUs of the NIC's NUMA node", false);
   flags.AddString("cpus", "LIST", "Pin stream threads to these CPUs, e.g. 0-3,8", "");
@@ -93,6 +97,12 @@ int RunTcpCommand(int argc, char** argv) {
         peer_sndbuf.ok() ? nullptr : &peer_sndbuf.error(),
         timeout.ok() ? nullptr : &timeout.error(), retries.ok() ? nullptr : &retries.error()}) {
     if (e != nullptr) return fail(e->message);
+  }
+  if (flags.GetString("unsent-limit") != "auto") {
+    auto unsent = ParseBytesFlag("unsent-limit", flags.GetString("unsent-limit"));
+    if (!unsent.ok()) return fail(unsent.error().message + "; or auto");
+    if (*unsent > (1u << 30)) return fail("--unsent-limit: at most 1G");
+    o.unsent_limit = static_cast<uint32_t>(*unsent);
   }
   if (duration->count() < 100) return fail("--duration: at least 100ms");
   if (*block < 1024 || *block > (4u << 20)) return fail("--block: from 1K to 4M");

@@ -10,6 +10,7 @@
 
 #include "active-probes/control/auth.h"
 #include "active-probes/tcp/session_request.h"
+#include "active-probes/tcp/unsent_limit.h"
 #include "active-probes/tcp/window.h"
 #include "common/log.h"
 
@@ -168,7 +169,8 @@ Session::Outcome Session::Run() {
 
   // Per-session byte limit, split over the streams that carry payload.
   uint64_t per_stream_limit = options_.max_bytes == 0 ? 0 : options_.max_bytes / req->total();
-  StreamSet streams(*payload, req->mode, per_stream_limit, req->recv_block);
+  StreamSet streams(*payload, req->mode, per_stream_limit, req->recv_block,
+                    req->unsent_limit.value_or(AutoUnsentLimit(req->down)));
   std::vector<StreamSpec> specs;
   std::vector<bool> send;
   std::vector<int> cpus = options_.pin ? AllowedCpus() : std::vector<int>{};

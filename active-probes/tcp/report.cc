@@ -43,6 +43,8 @@ std::string DirectionJson(const DirectionResult& d) {
          ",\"sender_busy_fraction\":" + JsonNumber(d.sender_busy_fraction) +
          ",\"window_bound_ratio\":" + JsonNumber(d.window_bound_ratio) +
          ",\"send_buffer_limited_fraction\":" + JsonNumber(d.sndbuf_limited_fraction) +
+         ",\"unsent_limit_bytes\":" +
+         (d.unsent_limit < 0 ? std::string("null") : std::to_string(d.unsent_limit)) +
          ",\"mss_bytes\":" + std::to_string(d.mss) +
          ",\"path_mtu_bytes\":" + std::to_string(d.path_mtu) +
          ",\"zerocopy_sends\":" + std::to_string(d.zerocopy_sends) +
@@ -115,16 +117,20 @@ std::string ResultToTable(const TcpProbeResult& r) {
        r.peer.c_str(), r.streams, r.direction.c_str(), r.mode.c_str(), r.block / 1024,
        r.recv_block / 1024, r.directions.empty() ? 0.0 : r.directions[0].window_seconds,
        r.warmup_seconds);
-  Line(out, "%-8s %12s %10s %10s %10s %8s %9s %7s %6s %6s %5s\n", "dir", "bytes", "Gbit/s",
-       "min/strm", "med/strm", "max/strm", "retrans", "rtt_us", "rwnd%", "sbuf%", "mss");
+  Line(out, "%-8s %12s %10s %10s %10s %8s %9s %7s %6s %6s %5s %7s\n", "dir", "bytes", "Gbit/s",
+       "min/strm", "med/strm", "max/strm", "retrans", "rtt_us", "rwnd%", "sbuf%", "mss", "unsent");
   for (const auto& d : r.directions) {
-    Line(out, "%-8s %12llu %10s %10s %10s %8s %9llu %7.0f %6.1f %6.1f %5llu\n",
+    // The senders' unsent limit: KiB, the kernel's default, or unknown.
+    const std::string unsent = d.unsent_limit < 0    ? "?"
+                               : d.unsent_limit == 0 ? "kernel"
+                                                     : std::to_string(d.unsent_limit / 1024) + "K";
+    Line(out, "%-8s %12llu %10s %10s %10s %8s %9llu %7.0f %6.1f %6.1f %5llu %7s\n",
          std::string(DirectionName(d.direction)).c_str(), static_cast<unsigned long long>(d.bytes),
          Gbps(d.bytes_per_second).c_str(), Gbps(d.per_stream.min).c_str(),
          Gbps(d.per_stream.median).c_str(), Gbps(d.per_stream.max).c_str(),
          static_cast<unsigned long long>(d.retransmits), d.rtt_seconds * 1e6,
          d.rwnd_limited_fraction * 100, d.sndbuf_limited_fraction * 100,
-         static_cast<unsigned long long>(d.mss));
+         static_cast<unsigned long long>(d.mss), unsent.c_str());
     if (d.zerocopy_sends > 0) {
       Line(out, "         zerocopy: %llu sends completed, %llu copied by the kernel anyway\n",
            static_cast<unsigned long long>(d.zerocopy_sends),

@@ -9,6 +9,7 @@ Message RequestToMessage(const SessionRequest& r) {
   m.Set("warmup_ms", r.warmup_ms).Set("mode", std::string(SendModeName(r.mode)));
   m.Set("block", r.block).Set("rcvbuf", r.peer_rcvbuf).Set("sndbuf", r.peer_sndbuf);
   m.Set("rblock", r.recv_block);
+  if (r.unsent_limit) m.Set("unsent", *r.unsent_limit);
   return m;
 }
 
@@ -39,6 +40,12 @@ Result<SessionRequest> RequestFromMessage(const Message& m) {
     if (!v.ok()) return Unexpected{v.error()};
     if (*v > (4u << 20) || (*v != 0 && *v < 1024)) return MakeError("TEST: rblock out of range");
     r.recv_block = static_cast<uint32_t>(*v);
+  }
+  if (m.Get("unsent")) {
+    auto v = m.Uint("unsent");
+    if (!v.ok()) return Unexpected{v.error()};
+    if (*v > (1u << 30)) return MakeError("TEST: unsent out of range");
+    r.unsent_limit = static_cast<uint32_t>(*v);
   }
   auto mode = ParseSendMode(m.Get("mode").value_or(""));
   if (!mode.ok()) return Unexpected{mode.error()};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "active-probes/control/message.h"
 #include "active-probes/tcp/stream_io.h"
@@ -20,6 +21,9 @@ struct SessionRequest {
   uint32_t recv_block = 0;   // bytes per receive call on the responder; 0 = its default
   uint32_t peer_rcvbuf = 0;  // SO_RCVBUF the responder sets on its data sockets; 0 = autotune
   uint32_t peer_sndbuf = 0;
+  // TCP_NOTSENT_LOWAT on the responder's sending streams; 0 = the kernel's default; unset (a
+  // requester from before it was added) = AutoUnsentLimit(down).
+  std::optional<uint32_t> unsent_limit;
 
   uint32_t total() const { return up + down; }
 };

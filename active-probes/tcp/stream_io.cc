@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "active-probes/tcp/receive_batching.h"
+#include "active-probes/tcp/unsent_limit.h"
 #include "common/thread_name.h"
 
 namespace fabric::probe {
@@ -151,11 +152,12 @@ Payload::~Payload() {
 }
 
 StreamSet::StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream,
-                     uint32_t recv_block)
+                     uint32_t recv_block, uint32_t unsent_limit)
     : payload_(std::move(payload)),
       mode_(mode),
       max_bytes_(max_bytes_per_stream),
-      recv_block_(recv_block != 0 ? recv_block : kDefaultRecvBlock) {}
+      recv_block_(recv_block != 0 ? recv_block : kDefaultRecvBlock),
+      unsent_limit_(unsent_limit) {}
 
 StreamSet::~StreamSet() {
   Abort();
@@ -170,6 +172,9 @@ Status StreamSet::Start(std::vector<StreamSpec> specs) {
         return MakeError(std::string("zerocopy: SO_ZEROCOPY not available: ") +
                          std::strerror(errno));
       }
+    }
+    if (spec.send) {
+      if (auto s = SetUnsentLimit(spec.fd.get(), unsent_limit_); !s.ok()) return s;
     }
     auto w = std::make_unique<Worker>();
     w->spec = std::move(spec);
@@ -299,6 +304,7 @@ std::vector<StreamSnapshot> StreamSet::Snapshot() const {
     s.tcp = SampleTcpInfo(w->spec.fd.get());
     s.zc_sends = w->counters.zc_sends.load(std::memory_order_relaxed);
     s.zc_copied = w->counters.zc_copied.load(std::memory_order_relaxed);
+    if (w->spec.send) s.unsent_limit = GetUnsentLimit(w->spec.fd.get()).value_or(0);
     if (int64_t ns = c.peer_closed_ns.load(std::memory_order_relaxed); ns != 0) {
       s.peer_closed = std::chrono::steady_clock::time_point(
           std::chrono::duration_cast<std::chrono::steady_clock::duration>(

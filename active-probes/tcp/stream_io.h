@@ -78,6 +78,8 @@ struct StreamSnapshot {
   TcpInfoSample tcp;
   uint64_t zc_sends = 0;
   uint64_t zc_copied = 0;
+  // Sending streams: TCP_NOTSENT_LOWAT as the socket has it; 0 = the kernel's default.
+  uint32_t unsent_limit = 0;
   // Receiving streams: when the peer's FIN was read; unset while it sends.
   std::optional<std::chrono::steady_clock::time_point> peer_closed;
 };
@@ -89,15 +91,17 @@ inline constexpr uint32_t kDefaultRecvBlock = 128 * 1024;
 
 class StreamSet {
  public:
-  // recv_block: bytes per receive call (0: kDefaultRecvBlock).
+  // recv_block: bytes per receive call (0: kDefaultRecvBlock). unsent_limit:
+  // TCP_NOTSENT_LOWAT on every sending stream (0: the kernel's default; see
+  // unsent_limit.h).
   StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream,
-            uint32_t recv_block = 0);
+            uint32_t recv_block = 0, uint32_t unsent_limit = 0);
   ~StreamSet();  // Stops and joins.
   StreamSet(const StreamSet&) = delete;
   StreamSet& operator=(const StreamSet&) = delete;
 
-  // Starts one thread per spec; fails if a thread cannot be pinned or zerocopy
-  // cannot be enabled.
+  // Starts one thread per spec; fails if zerocopy or the unsent limit cannot be
+  // set on a sending stream.
   Status Start(std::vector<StreamSpec> specs);
   std::vector<StreamSnapshot> Snapshot() const;
   // Senders stop after their current call and half-close; receivers keep
@@ -126,6 +130,7 @@ class StreamSet {
   SendMode mode_;
   uint64_t max_bytes_;
   size_t recv_block_;
+  uint32_t unsent_limit_;
   std::atomic<bool> stop_{false};
   std::vector<std::unique_ptr<Worker>> workers_;
   bool joined_ = false;

@@ -11,6 +11,7 @@
 #include "active-probes/control/client_session.h"
 #include "active-probes/tcp/self_checks.h"
 #include "active-probes/tcp/session_request.h"
+#include "active-probes/tcp/unsent_limit.h"
 #include "active-probes/tcp/window.h"
 #include "common/strings.h"
 
@@ -103,6 +104,7 @@ DirectionResult Combine(Direction direction, const SideReport& receiver, const S
     d.path_mtu = std::max(d.path_mtu, tx.pmtu);
     d.zerocopy_sends += tx.zc_sends;
     d.zerocopy_copied += tx.zc_copied;
+    d.unsent_limit = std::max(d.unsent_limit, tx.unsent_limit);
     if (sender.window_seconds > 0) {
       d.max_sender_thread_cpu =
           std::max(d.max_sender_thread_cpu, tx.thread_cpu_seconds / sender.window_seconds);
@@ -143,6 +145,9 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   req.recv_block = o.recv_block;
   req.peer_rcvbuf = o.peer_rcvbuf;
   req.peer_sndbuf = o.peer_sndbuf;
+  // Each side sends on o.streams streams (or none), so one limit serves both.
+  const uint32_t unsent_limit = o.unsent_limit.value_or(AutoUnsentLimit(o.streams));
+  req.unsent_limit = unsent_limit;
   if (auto s = control.Write(RequestToMessage(req), idle()); !s.ok()) return Unexpected{s.error()};
   auto accept = control.Read(idle());
   if (!accept.ok() && accept.error().code == ErrorCode::kInterrupted) {
@@ -196,7 +201,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
                      "refused: responder did not start the streams" +
                          (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
   }
-  StreamSet streams(*payload, o.mode, 0, o.recv_block);
+  StreamSet streams(*payload, o.mode, 0, o.recv_block, unsent_limit);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
 
   // Returning destroys the StreamSet, which shuts its sockets and joins.

@@ -39,6 +39,9 @@ struct TcpProbeOptions {
   int rcvbuf = 0;
   uint32_t peer_rcvbuf = 0;  // asked of the responder; 0 = its default
   uint32_t peer_sndbuf = 0;
+  // TCP_NOTSENT_LOWAT on every sending stream, both sides; 0 = the kernel's default; unset =
+  // AutoUnsentLimit(streams) (unsent_limit.h).
+  std::optional<uint32_t> unsent_limit;
   bool pin = true;          // one CPU per stream thread
   bool numa_local = false;  // ... chosen from the NIC's NUMA node
   std::vector<int> cpus;    // explicit CPU list; overrides the two above
@@ -78,6 +81,9 @@ struct DirectionResult {
   uint64_t zerocopy_copied = 0;
   double max_sender_thread_cpu = 0;  // fraction of one core
   double max_receiver_thread_cpu = 0;
+  // TCP_NOTSENT_LOWAT the senders' sockets had (the largest, should they differ); 0 = the
+  // kernel's default; -1 unknown (a responder from before it reported it).
+  int64_t unsent_limit = -1;
 };
 
 struct SideCpu {

@@ -124,6 +124,7 @@ SideReport DiffEdges(const WindowEdge& a, const WindowEdge& b, const std::vector
     }
     w.zc_sends = y.zc_sends - x.zc_sends;
     w.zc_copied = y.zc_copied - x.zc_copied;
+    w.unsent_limit = y.unsent_limit;
     r.streams.push_back(w);
   }
   r.user_seconds = b.process.user_seconds - a.process.user_seconds;
@@ -178,6 +179,7 @@ Message SideReportToMessage(const SideReport& r) {
   m.Set("pmtu", JoinStreams(s, [](auto& w) { return std::to_string(w.pmtu); }));
   m.Set("zc", JoinStreams(s, [](auto& w) { return std::to_string(w.zc_sends); }));
   m.Set("zc_copied", JoinStreams(s, [](auto& w) { return std::to_string(w.zc_copied); }));
+  m.Set("unsent", JoinStreams(s, [](auto& w) { return std::to_string(w.unsent_limit); }));
   return m;
 }
 
@@ -237,6 +239,18 @@ Result<SideReport> SideReportFromMessage(const Message& m) {
       auto v = ParseUint64((*list)[i]);
       if (!v) return MakeError("RESULT: bad number in min_rtt_us");
       r.streams[i].min_rtt_us = *v;
+    }
+  }
+  // Optional as well: without it the responder's unsent limit is unknown (-1), not 0.
+  if (m.Get("unsent")) {
+    auto list = SplitList(m, "unsent", *n);
+    if (!list.ok()) return Unexpected{list.error()};
+    for (size_t i = 0; i < *n; ++i) {
+      auto v = ParseInt64((*list)[i]);
+      if (!v || *v < -1 || *v > (int64_t{1} << 31)) {
+        return MakeError("RESULT: bad number in unsent");
+      }
+      r.streams[i].unsent_limit = *v;
     }
   }
   auto send = SplitList(m, "send", *n);

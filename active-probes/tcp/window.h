@@ -43,6 +43,9 @@ struct StreamWindow {
   uint64_t pmtu = 0;
   uint64_t zc_sends = 0;
   uint64_t zc_copied = 0;
+  // Sending streams: TCP_NOTSENT_LOWAT at the window's end (0 = the kernel's default); -1 when
+  // unknown (the report of a responder from before it was added).
+  int64_t unsent_limit = -1;
 };
 
 struct SideReport {

@@ -48,7 +48,21 @@ TEST(SessionRequestTest, RoundTripAndLimits) {
   auto old_back = RequestFromMessage(old);
   ASSERT_TRUE(old_back.ok()) << old_back.error().message;
   EXPECT_EQ(old_back->recv_block, 0u);
+  // The unsent limit: absent (that requester, and this one without it) is unset, so the
+  // responder uses its automatic limit; 0 (the kernel's default) is a value of its own.
+  EXPECT_FALSE(old_back->unsent_limit.has_value());
+  r.unsent_limit = 0;
+  auto zero = RequestFromMessage(RequestToMessage(r));
+  ASSERT_TRUE(zero.ok()) << zero.error().message;
+  EXPECT_EQ(zero->unsent_limit, std::optional<uint32_t>(0));
+  r.unsent_limit = 131072;
+  EXPECT_EQ(RequestFromMessage(RequestToMessage(r))->unsent_limit, std::optional<uint32_t>(131072));
   Message bad = RequestToMessage(r);
+  bad.Set("unsent", std::to_string(2u << 30));
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+  bad.Set("unsent", "-1");
+  EXPECT_FALSE(RequestFromMessage(bad).ok());
+  bad = RequestToMessage(r);
   bad.Set("up", "99999999999");
   EXPECT_FALSE(RequestFromMessage(bad).ok());
   bad = RequestToMessage(r);
@@ -78,6 +92,7 @@ TEST(SideReportTest, RoundTrip) {
   w.bytes = 1000;
   w.thread_cpu_seconds = 1.5;
   w.rwnd_limited_us = 7;
+  w.unsent_limit = 131072;
   r.streams = {w, StreamWindow{}};
   auto back = SideReportFromMessage(SideReportToMessage(r));
   ASSERT_TRUE(back.ok()) << back.error().message;
@@ -91,6 +106,17 @@ TEST(SideReportTest, RoundTrip) {
   EXPECT_EQ(back->host.max_cpu, 1);
   EXPECT_EQ(back->iface, "eth0");
   EXPECT_EQ(back->nic_tx_bytes, 123u);
+  EXPECT_EQ(back->streams[0].unsent_limit, 131072);
+  EXPECT_EQ(back->streams[1].unsent_limit, -1);
+  // A responder from before the unsent limit was reported: unknown, not the kernel's default.
+  Message older = SideReportToMessage(r);
+  older.fields.erase("unsent");
+  auto older_back = SideReportFromMessage(older);
+  ASSERT_TRUE(older_back.ok()) << older_back.error().message;
+  EXPECT_EQ(older_back->streams[0].unsent_limit, -1);
+  Message bad_unsent = SideReportToMessage(r);
+  bad_unsent.Set("unsent", "131072,x");
+  EXPECT_FALSE(SideReportFromMessage(bad_unsent).ok());
   Message short_list = SideReportToMessage(r);
   short_list.Set("bytes", "1");
   EXPECT_FALSE(SideReportFromMessage(short_list).ok());

@@ -4,7 +4,6 @@
 // byte of a stream with the mark in play. Real TCP sockets on loopback.
 #include "active-probes/tcp/receive_batching.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -20,29 +19,12 @@
 
 #include "active-probes/tcp/stream_io.h"
 #include "common/unique_fd.h"
+#include "tests/unit/active-probes/tcp/tcp_pair.h"
 
 namespace fabric::probe {
 namespace {
 
 constexpr size_t kBlock = 128 * 1024;
-
-// A connected TCP pair on 127.0.0.1: {accepted (the reader), connecting}.
-std::pair<UniqueFd, UniqueFd> TcpPair() {
-  UniqueFd listener(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  EXPECT_TRUE(listener.valid());
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  EXPECT_EQ(listen(listener.get(), 1), 0);
-  socklen_t len = sizeof(addr);
-  EXPECT_EQ(getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  UniqueFd client(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  EXPECT_EQ(connect(client.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  UniqueFd server(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-  EXPECT_TRUE(server.valid());
-  return {std::move(server), std::move(client)};
-}
 
 int IntOption(int fd, int level, int name) {
   int v = -1;
@@ -88,7 +70,7 @@ TEST(ReceiveBatchingTest, ShortMeansFewerThanHalfTheReadsFilledTheBlock) {
 }
 
 TEST(ReceiveBatchingTest, ShortReadsSetTheMarkWithItsTimeoutAndLeaveBufferAndWindowAlone) {
-  auto [reader, writer] = TcpPair();
+  auto [reader, writer] = testing::TcpPair();
   const int fd = reader.get();
   const int rcvbuf_before = IntOption(fd, SOL_SOCKET, SO_RCVBUF);
   const int clamp_before = IntOption(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP);
@@ -113,7 +95,7 @@ TEST(ReceiveBatchingTest, ShortReadsSetTheMarkWithItsTimeoutAndLeaveBufferAndWin
 }
 
 TEST(ReceiveBatchingTest, FullReadsLeaveTheSocketAsTheKernelMadeIt) {
-  auto [reader, writer] = TcpPair();
+  auto [reader, writer] = testing::TcpPair();
   const int fd = reader.get();
   TestTime t;
   ReceiveBatching b(fd, kBlock, t.now);
@@ -126,7 +108,7 @@ TEST(ReceiveBatchingTest, FullReadsLeaveTheSocketAsTheKernelMadeIt) {
 }
 
 TEST(ReceiveBatchingTest, AMarkStandsUntilTheRecheckThenTheStreamSamplesWithoutIt) {
-  auto [reader, writer] = TcpPair();
+  auto [reader, writer] = testing::TcpPair();
   const int fd = reader.get();
   TestTime t;
   ReceiveBatching b(fd, kBlock, t.now);
@@ -147,7 +129,7 @@ TEST(ReceiveBatchingTest, AMarkStandsUntilTheRecheckThenTheStreamSamplesWithoutI
 // The latency bound: with the mark set and less than the mark queued, recv()
 // hands over what is there instead of waiting for more that may never come.
 TEST(ReceiveBatchingTest, AMarkedSocketStillReturnsAShortRead) {
-  auto [reader, writer] = TcpPair();
+  auto [reader, writer] = testing::TcpPair();
   const int fd = reader.get();
   TestTime t;
   ReceiveBatching b(fd, kBlock, t.now);
@@ -184,7 +166,7 @@ TEST(ReceiveBatchingTest, AMarkedSocketStillReturnsAShortRead) {
 // mark, and the receiver still counts every byte the sender sent, the tail
 // below the mark included (it arrives with the FIN).
 TEST(ReceiveBatchingTest, AReceivingStreamCountsEveryByteSent) {
-  auto [reader, writer] = TcpPair();
+  auto [reader, writer] = testing::TcpPair();
   // 100,000-byte sends: no multiple of the mark, so the stream ends with a
   // part-mark tail.
   auto send_payload = Payload::Create(100000, SendMode::kCopy);

@@ -11,6 +11,7 @@
 
 #include "active-probes/control/client_session.h"
 #include "active-probes/responder/responder.h"
+#include "active-probes/tcp/unsent_limit.h"
 #include "tests/unit/active-probes/probe/probe_test_context.h"
 #include "tests/unit/active-probes/responder/loopback_responder_options.h"
 
@@ -88,6 +89,29 @@ TEST_F(LoopbackProbeTest, BothDirectionsAndModes) {
   // Loopback always copies MSG_ZEROCOPY payload; the probe must say so.
   EXPECT_GT(z->directions[0].zerocopy_sends, 0u);
   EXPECT_EQ(z->directions[0].zerocopy_copied, z->directions[0].zerocopy_sends);
+}
+
+// Each side sets the run's unsent limit on the streams it sends on, and the result says what
+// the senders' sockets had: the probe reads its own, the responder reports its own.
+TEST_F(LoopbackProbeTest, BothSidesSetTheUnsentLimitAndReportIt) {
+  auto o = Options();
+  o.direction = Direction::kBoth;
+  auto automatic = RunTcpProbe(o, Ctx());
+  ASSERT_TRUE(automatic.ok()) << automatic.error().message;
+  ASSERT_EQ(automatic->directions.size(), 2u);
+  for (const auto& d : automatic->directions) EXPECT_EQ(d.unsent_limit, AutoUnsentLimit(2));
+
+  o.unsent_limit = 100000;
+  auto set = RunTcpProbe(o, Ctx());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  for (const auto& d : set->directions) EXPECT_EQ(d.unsent_limit, 100000);
+
+  o.unsent_limit = 0;  // the kernel's default: the sockets carry no limit of their own
+  o.direction = Direction::kReceive;
+  auto kernel = RunTcpProbe(o, Ctx());
+  ASSERT_TRUE(kernel.ok()) << kernel.error().message;
+  ASSERT_EQ(kernel->directions.size(), 1u);
+  EXPECT_EQ(kernel->directions[0].unsent_limit, 0);
 }
 
 TEST_F(LoopbackProbeTest, WrongSecretIsAuthError) {

@@ -1,0 +1,45 @@
+// How much not-yet-sent data each sending stream may keep queued in its socket
+// (TCP_NOTSENT_LOWAT).
+//
+// Without a limit, send-buffer autotuning lets every socket's send queue grow
+// to net.ipv4.tcp_wmem's maximum (4 MiB by default), much of it not yet sent.
+// The unsent part does not make a stream faster: only the data in flight has to
+// cover the path's bandwidth-delay product, and each ACK makes room for the
+// sender to queue more long before the queue runs dry (the kernel change that
+// added the option says as much: "Write queue needs to be large only to deal
+// with large BDP, not necessarily to cope with scheduling delays"). It does
+// cost: 32 streams each holding megabytes of payload copied in long before it
+// is sent spread the copies over far more memory than the CPU caches hold
+// (inferred: the VM it was measured on has no cache-miss counters). On
+// veth, 8 and 32 copying streams moved 14-19% more with the limit below at
+// 12-16% less CPU per byte; loopback and one stream were level
+// (docs/performance.md, gap 5).
+//
+// The automatic limit shares kUnsentBudgetBytes among a run's sending streams.
+// A blocked sender is woken when its unsent data falls to half the limit, so
+// the sockets of one host together keep about 2 MiB queued: at 400 Gbit/s that
+// is 40 us of sending to refill in, on top of all the data in flight.
+#pragma once
+
+#include <cstdint>
+
+#include "common/result.h"
+
+namespace fabric::probe {
+
+inline constexpr uint32_t kUnsentBudgetBytes = 4u << 20;
+inline constexpr uint32_t kMinUnsentLimitBytes = 64u << 10;
+
+// The automatic per-stream limit for a side that sends on sending_streams
+// streams: kUnsentBudgetBytes shared among them, at least kMinUnsentLimitBytes.
+// Pure.
+uint32_t AutoUnsentLimit(uint32_t sending_streams);
+
+// Sets the limit on a TCP socket. 0 leaves the kernel's default in place
+// (net.ipv4.tcp_notsent_lowat, unlimited unless an administrator set it).
+Status SetUnsentLimit(int fd, uint32_t bytes);
+
+// What a socket's limit is now: its own, or 0 where it follows the kernel's default.
+Result<uint32_t> GetUnsentLimit(int fd);
+
+}  // namespace fabric::probe
