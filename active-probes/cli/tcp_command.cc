@@ -10,6 +10,7 @@
 #include "active-probes/tcp/host_stats.h"
 #include "active-probes/tcp/report.h"
 #include "active-probes/tcp/tcp_probe.h"
+#include "active-probes/tcp/unsent_limit.h"
 #include "common/clock.h"
 #include "common/flags.h"
 #include "common/read/sysroot.h"
@@ -101,7 +102,7 @@ int RunTcpCommand(int argc, char** argv) {
   if (flags.GetString("unsent-limit") != "auto") {
     auto unsent = ParseBytesFlag("unsent-limit", flags.GetString("unsent-limit"));
     if (!unsent.ok()) return fail(unsent.error().message + "; or auto");
-    if (*unsent > (1u << 30)) return fail("--unsent-limit: at most 1G");
+    if (!UnsentLimitAllowed(*unsent)) return fail("--unsent-limit: 0, auto, or from 16K to 1G");
     o.unsent_limit = static_cast<uint32_t>(*unsent);
   }
   if (duration->count() < 100) return fail("--duration: at least 100ms");

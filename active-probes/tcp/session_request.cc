@@ -1,5 +1,7 @@
 #include "active-probes/tcp/session_request.h"
 
+#include "active-probes/tcp/unsent_limit.h"
+
 namespace fabric::probe {
 
 Message RequestToMessage(const SessionRequest& r) {
@@ -44,7 +46,7 @@ Result<SessionRequest> RequestFromMessage(const Message& m) {
   if (m.Get("unsent")) {
     auto v = m.Uint("unsent");
     if (!v.ok()) return Unexpected{v.error()};
-    if (*v > (1u << 30)) return MakeError("TEST: unsent out of range");
+    if (!UnsentLimitAllowed(*v)) return MakeError("TEST: unsent out of range");
     r.unsent_limit = static_cast<uint32_t>(*v);
   }
   auto mode = ParseSendMode(m.Get("mode").value_or(""));

@@ -15,10 +15,14 @@ uint32_t AutoUnsentLimit(uint32_t sending_streams) {
   return std::max(kMinUnsentLimitBytes, kUnsentBudgetBytes / std::max(sending_streams, 1u));
 }
 
+bool UnsentLimitAllowed(uint64_t bytes) {
+  return bytes == 0 || (bytes >= kSmallestUnsentLimitBytes && bytes <= kLargestUnsentLimitBytes);
+}
+
 Status SetUnsentLimit(int fd, uint32_t bytes) {
   if (bytes == 0) return OkStatus();
-  // The option takes an int; limits above INT_MAX mean "no limit" anyway.
-  int value = static_cast<int>(std::min<uint32_t>(bytes, 1u << 30));
+  // The option takes an int.
+  int value = static_cast<int>(std::min(bytes, kLargestUnsentLimitBytes));
   if (setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &value, sizeof(value)) != 0) {
     return MakeError(std::string("TCP_NOTSENT_LOWAT: ") + std::strerror(errno));
   }

@@ -29,6 +29,15 @@ namespace fabric::probe {
 
 inline constexpr uint32_t kUnsentBudgetBytes = 4u << 20;
 inline constexpr uint32_t kMinUnsentLimitBytes = 64u << 10;
+// The smallest limit a run may ask for (a responder refuses less): below it a sender is woken
+// for every few segments ACKed, CPU a peer could make the responder burn.
+inline constexpr uint32_t kSmallestUnsentLimitBytes = 16u << 10;
+// The largest: more than any send buffer holds.
+inline constexpr uint32_t kLargestUnsentLimitBytes = 1u << 30;
+
+// Whether `bytes` is a limit a run may ask for: 0 (the kernel's default) or from
+// kSmallestUnsentLimitBytes to kLargestUnsentLimitBytes. Pure.
+bool UnsentLimitAllowed(uint64_t bytes);
 
 // The automatic per-stream limit for a side that sends on sending_streams
 // streams: kUnsentBudgetBytes shared among them, at least kMinUnsentLimitBytes.

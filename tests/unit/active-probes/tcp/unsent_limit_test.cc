@@ -31,6 +31,19 @@ TEST(UnsentLimitTest, AutoSharesTheBudgetAmongTheSendingStreams) {
   EXPECT_EQ(AutoUnsentLimit(0), 4u << 20);
 }
 
+TEST(UnsentLimitTest, WhatARunMayAskFor) {
+  EXPECT_TRUE(UnsentLimitAllowed(0));
+  EXPECT_FALSE(UnsentLimitAllowed(1));
+  EXPECT_FALSE(UnsentLimitAllowed((16u << 10) - 1));
+  EXPECT_TRUE(UnsentLimitAllowed(16u << 10));
+  EXPECT_TRUE(UnsentLimitAllowed(1u << 30));
+  EXPECT_FALSE(UnsentLimitAllowed((1ull << 30) + 1));
+  // The automatic limit is always one of them.
+  for (uint32_t streams : {0u, 1u, 7u, 64u, 4096u, 1u << 20}) {
+    EXPECT_TRUE(UnsentLimitAllowed(AutoUnsentLimit(streams))) << streams;
+  }
+}
+
 TEST(UnsentLimitTest, ReachesTheKernelAndZeroLeavesItsDefault) {
   auto [reader, writer] = testing::TcpPair();
   auto before = GetUnsentLimit(writer.get());
