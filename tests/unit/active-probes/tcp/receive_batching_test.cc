@@ -175,12 +175,8 @@ TEST(ReceiveBatchingTest, AReceivingStreamCountsEveryByteSent) {
   ASSERT_TRUE(recv_payload.ok());
   StreamSet sender(*send_payload, SendMode::kCopy, 256ull << 20);
   StreamSet receiver(*recv_payload, SendMode::kCopy, 0);
-  std::vector<StreamSpec> send_spec(1), recv_spec(1);
-  send_spec[0].fd = std::move(writer);
-  send_spec[0].send = true;
-  recv_spec[0].fd = std::move(reader);
-  ASSERT_TRUE(receiver.Start(std::move(recv_spec)).ok());
-  ASSERT_TRUE(sender.Start(std::move(send_spec)).ok());
+  ASSERT_NO_FATAL_FAILURE(
+      testing::StartOneStream(sender, std::move(writer), receiver, std::move(reader)));
   sender.Join(std::chrono::seconds(120));  // stops at the byte limit and sends FIN
   receiver.Join(std::chrono::seconds(120));
   const uint64_t sent = sender.Snapshot()[0].bytes;

@@ -1,5 +1,6 @@
 // A connected TCP pair on 127.0.0.1 for tests that need a real TCP socket
-// (socket options at IPPROTO_TCP, the kernel's TCP receive path).
+// (socket options at IPPROTO_TCP, the kernel's TCP receive path), and one
+// stream over it between two StreamSets, as between the probe and a responder.
 #pragma once
 
 #include <arpa/inet.h>
@@ -8,7 +9,9 @@
 #include <sys/socket.h>
 
 #include <utility>
+#include <vector>
 
+#include "active-probes/tcp/stream_io.h"
 #include "common/unique_fd.h"
 
 namespace fabric::testing {
@@ -29,6 +32,17 @@ inline std::pair<UniqueFd, UniqueFd> TcpPair() {
   UniqueFd server(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
   EXPECT_TRUE(server.valid());
   return {std::move(server), std::move(client)};
+}
+
+// Starts `receiver` reading `reader` and then `sender` writing `writer`, one stream each.
+inline void StartOneStream(probe::StreamSet& sender, UniqueFd writer, probe::StreamSet& receiver,
+                           UniqueFd reader) {
+  std::vector<probe::StreamSpec> send_spec(1), recv_spec(1);
+  send_spec[0].fd = std::move(writer);
+  send_spec[0].send = true;
+  recv_spec[0].fd = std::move(reader);
+  ASSERT_TRUE(receiver.Start(std::move(recv_spec)).ok());
+  ASSERT_TRUE(sender.Start(std::move(send_spec)).ok());
 }
 
 }  // namespace fabric::testing

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <vector>
 
 #include "active-probes/tcp/stream_io.h"
 #include "common/unique_fd.h"
@@ -76,12 +75,8 @@ TEST(UnsentLimitTest, AStreamSetLimitsItsSendingStreamsOnly) {
   // One set per side, as the probe and the responder have: the limit is the sending set's.
   StreamSet sender(*payload, SendMode::kCopy, 8ull << 20, 0, 300000);
   StreamSet receiver(*payload, SendMode::kCopy, 0, 0, 300000);
-  std::vector<StreamSpec> send_spec(1), recv_spec(1);
-  send_spec[0].fd = std::move(writer);
-  send_spec[0].send = true;
-  recv_spec[0].fd = std::move(reader);
-  ASSERT_TRUE(receiver.Start(std::move(recv_spec)).ok());
-  ASSERT_TRUE(sender.Start(std::move(send_spec)).ok());
+  ASSERT_NO_FATAL_FAILURE(
+      testing::StartOneStream(sender, std::move(writer), receiver, std::move(reader)));
   EXPECT_EQ(*GetUnsentLimit(writer_view.get()), 300000u);
   EXPECT_EQ(*GetUnsentLimit(reader_view.get()), 0u);
   EXPECT_EQ(sender.Snapshot()[0].unsent_limit, 300000u);  // what the window edges record
