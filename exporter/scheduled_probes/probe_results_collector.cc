@@ -1,6 +1,7 @@
 #include "exporter/scheduled_probes/probe_results_collector.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -39,30 +40,33 @@ constexpr std::string_view kRecordFamilies[] = {
     kUncontendedThroughput, kUncontendedTimestamp, kCleanThroughput, kCleanTimestamp};
 
 // The record's kept results (ResultStore keeps them for the ladder's rungs across contended and
-// failed runs), two
-// series each: what the run moved and when it ended, so the rules divide by the last
-// uncontended result and see its age.
+// failed runs), two series each: what the run moved and when it ended, so the rules divide by
+// the last uncontended result and see its age.
+struct KeptFamilies {
+  std::optional<KeptResult> ProbeRecord::*kept;
+  std::string_view throughput, throughput_help, timestamp, timestamp_help;
+};
+const KeptFamilies kKept[] = {
+    {&ProbeRecord::uncontended, kUncontendedThroughput,
+     "Throughput of the probe's last successful run that shared its path with no other traffic "
+     "(not flagged contended; cpu_bound runs count). A contended or failed run never replaces "
+     "it: rules divide real transfers by it.",
+     kUncontendedTimestamp,
+     "Unix time the run of fabric_probe_uncontended_throughput_bytes_per_second ended (its age: "
+     "how old the evidence the rules divide by is)."},
+    {&ProbeRecord::clean, kCleanThroughput,
+     "Throughput of the probe's last successful run that no harness limit touched (flagged "
+     "neither contended nor cpu_bound). A contended, CPU-bound or failed run never replaces it: "
+     "cause alerts judge paths by it.",
+     kCleanTimestamp,
+     "Unix time the run of fabric_probe_clean_throughput_bytes_per_second ended."}};
+
 void AddKeptResults(const ProbeRecord& r, const LabelPairs& key, MetricSink& sink) {
-  if (r.uncontended) {
-    sink.Gauge(kUncontendedThroughput,
-               "Throughput of the probe's last successful run that shared its path with no other "
-               "traffic (not flagged contended; cpu_bound runs count). A contended or failed run "
-               "never replaces it: rules divide real transfers by it.",
-               key, r.uncontended->bytes_per_second);
-    sink.Gauge(kUncontendedTimestamp,
-               "Unix time the run of fabric_probe_uncontended_throughput_bytes_per_second ended "
-               "(its age: how old the evidence the rules divide by is).",
-               key, r.uncontended->timestamp_seconds);
-  }
-  if (r.clean) {
-    sink.Gauge(kCleanThroughput,
-               "Throughput of the probe's last successful run that no harness limit touched "
-               "(flagged neither contended nor cpu_bound). A contended, CPU-bound or failed run "
-               "never replaces it: cause alerts judge paths by it.",
-               key, r.clean->bytes_per_second);
-    sink.Gauge(kCleanTimestamp,
-               "Unix time the run of fabric_probe_clean_throughput_bytes_per_second ended.", key,
-               r.clean->timestamp_seconds);
+  for (const KeptFamilies& family : kKept) {
+    const std::optional<KeptResult>& kept = r.*family.kept;
+    if (!kept) continue;
+    sink.Gauge(family.throughput, family.throughput_help, key, kept->bytes_per_second);
+    sink.Gauge(family.timestamp, family.timestamp_help, key, kept->timestamp_seconds);
   }
 }
 
