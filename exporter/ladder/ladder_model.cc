@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "active-probes/probe/error_kinds.h"
+#include "exporter/ladder/rule_thresholds.h"
 
 namespace fabric::ladder {
 namespace {
@@ -172,19 +173,45 @@ const ProbeRecord* Find(const LadderInput& input, Rung rung,
   return nullptr;
 }
 
-// The thresholds of the rule bundle's _config (rules/mixin/config.libsonnet) that the shapes
-// below share with their alerts; tests/rules/ladder_agreement_test.py fails when they drift.
-constexpr double kPcieLineRatio = 0.95;               // pcieLineRatio
-constexpr double kBdpFactor = 1;                      // bdpFactor
-constexpr double kTxRxRatio = 0.85;                   // txRxRatio
-constexpr double kHarnessCpuRatio = 0.9;              // harnessCpuRatio
-constexpr double kSweepGain = 1.1;                    // sweepGain
-constexpr double kStorageLatencySeconds = 0.01;       // storageLatencySeconds
-constexpr double kStorageLatencyGain = 3;             // storageLatencyGain
-constexpr double kTransferMinBytesPerSecond = 250e6;  // transferMinBytesPerSecond
-constexpr double kTransferCriticalRatio = 0.25;       // transferCriticalRatio
+// The shapes below judge by the rule bundle's own thresholds (rules/mixin/config.libsonnet,
+// compiled in from rules/thresholds.json), so the page and the alerts cannot drift apart.
+using rule_config::kBdpFactor;
+using rule_config::kHarnessCpuRatio;
+using rule_config::kPcieLineRatio;
+using rule_config::kProbeEvidenceMaxAgeSeconds;
+using rule_config::kStorageLatencyGain;
+using rule_config::kStorageLatencySeconds;
+using rule_config::kSweepGain;
+using rule_config::kTransferCriticalRatio;
+using rule_config::kTransferMinBytesPerSecond;
+using rule_config::kTransferMinPathRatio;
+using rule_config::kTxRxRatio;
 
 bool Has(const ProbeRecord& r, ProbeValue value) { return r.values.count(value) > 0; }
+
+// What the N-stream TCP probe proved on this path in `direction` with no other traffic on it:
+// the last uncontended result the store kept across contended runs, while younger than the
+// rules' age limit, else the latest result unless it is contended (a record built by hand has
+// no kept result), as
+// instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max.
+std::optional<double> ProvenUncontended(const LadderInput& input, Direction direction) {
+  for (const auto& r : input.records) {
+    if (r.key.probe != Rung::kTcpMulti || r.key.target != input.peer ||
+        r.key.direction != direction) {
+      continue;
+    }
+    if (r.uncontended &&
+        (input.now_seconds <= 0 ||
+         input.now_seconds - r.uncontended->timestamp_seconds < kProbeEvidenceMaxAgeSeconds)) {
+      return r.uncontended->bytes_per_second;
+    }
+    if (r.success && r.timestamp_seconds > 0 && !Raised(r, Verdict::kContended) &&
+        Has(r, ProbeValue::kThroughput)) {
+      return Value(r, ProbeValue::kThroughput);
+    }
+  }
+  return std::nullopt;
+}
 
 // Successful records of `rung` with a result, of every peer of the node: the node-wide shapes
 // (asymmetry, socket buffers) are judged over all of them, as their alerts are per node.
@@ -373,23 +400,29 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
              ": one I/O at a time moves " + FormatRate(one_rate) + " at " + Seconds(p50) +
              " per I/O, the loaded run " + FormatRate(loaded_rate));
   }
-  // FabricTransfersFarBelowLadder: while real bulk transfers move at least a floor in one
-  // direction, their sum is far below what the N-stream TCP probe proved uncontended on the
-  // same path and direction.
+  // FabricTransfersFarBelowLadder: while real bulk transfers move at least their floor in one
+  // direction (a fraction of the line rate, else of the best proven N-stream result of the
+  // path: instance_target:fabric_transfers_floor_bytes_per_second:max, from this end's NIC),
+  // their sum is far below what the N-stream TCP probe proved uncontended on the same path
+  // and direction.
   if (auto flows = input.facts.transfers.find(input.peer); flows != input.facts.transfers.end()) {
+    double best = -1;
+    for (Direction direction : probe::InfoOf(Rung::kTcpMulti).directions) {
+      best = std::max(best, ProvenUncontended(input, direction).value_or(-1));
+    }
+    const double capacity = f.line_rate && *f.line_rate > 0 ? *f.line_rate : best;
+    const double least = std::max(kTransferMinPathRatio * capacity, kTransferMinBytesPerSecond);
     for (Direction direction : probe::InfoOf(Rung::kTcpMulti).directions) {
       auto moved = flows->second.find(std::string(probe::DirectionName(direction)));
-      const ProbeRecord* multi = Find(input, Rung::kTcpMulti, direction);
-      if (moved == flows->second.end() || moved->second <= kTransferMinBytesPerSecond ||
-          multi == nullptr || Raised(*multi, Verdict::kContended)) {
+      const std::optional<double> proved = ProvenUncontended(input, direction);
+      if (moved == flows->second.end() || capacity <= 0 || moved->second <= least || !proved ||
+          *proved <= 0 || moved->second / *proved >= kTransferCriticalRatio) {
         continue;
       }
-      const double proved = Value(*multi, ProbeValue::kThroughput);
-      if (proved <= 0 || moved->second / proved >= kTransferCriticalRatio) continue;
       name("transfers_below_ladder",
            "real transfers " + std::string(direction == Direction::kSend ? "send " : "receive ") +
-               FormatRate(moved->second) + ", " + FormatPercent(moved->second / proved) +
-               " of the " + FormatRate(proved) +
+               FormatRate(moved->second) + ", " + FormatPercent(moved->second / *proved) +
+               " of the " + FormatRate(*proved) +
                " the N-stream TCP probe proved on this path: the applications, not the fabric, "
                "are the limit");
       break;

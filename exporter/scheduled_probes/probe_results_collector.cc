@@ -1,6 +1,7 @@
 #include "exporter/scheduled_probes/probe_results_collector.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -27,9 +28,47 @@ constexpr std::string_view kBusy = "fabric_probe_busy_ratio";
 constexpr std::string_view kRackThroughput = "fabric_probe_rack_throughput_bytes_per_second";
 constexpr std::string_view kRackPaths = "fabric_probe_rack_paths";
 constexpr std::string_view kSuspect = "fabric_probe_suspect";
+constexpr std::string_view kUncontendedThroughput =
+    "fabric_probe_uncontended_throughput_bytes_per_second";
+constexpr std::string_view kUncontendedTimestamp = "fabric_probe_uncontended_timestamp_seconds";
+constexpr std::string_view kCleanThroughput = "fabric_probe_clean_throughput_bytes_per_second";
+constexpr std::string_view kCleanTimestamp = "fabric_probe_clean_timestamp_seconds";
 constexpr std::string_view kRecordFamilies[] = {
-    kLastRun,   kSuccess,    kRunDuration, kInfo, kFailureInfo,    kVerdict,   kPeriod,
-    kRunsTotal, kSkipsTotal, kBudget,      kBusy, kRackThroughput, kRackPaths, kSuspect};
+    kLastRun, kSuccess, kRunDuration, kInfo, kFailureInfo, kVerdict, kPeriod, kRunsTotal,
+    kSkipsTotal, kBudget, kBusy, kRackThroughput, kRackPaths, kSuspect,
+    // The kept results.
+    kUncontendedThroughput, kUncontendedTimestamp, kCleanThroughput, kCleanTimestamp};
+
+// The record's kept results (ResultStore keeps them for the ladder's rungs across contended and
+// failed runs), two series each: what the run moved and when it ended, so the rules divide by
+// the last uncontended result and see its age.
+struct KeptFamilies {
+  std::optional<KeptResult> ProbeRecord::*kept;
+  std::string_view throughput, throughput_help, timestamp, timestamp_help;
+};
+const KeptFamilies kKept[] = {
+    {&ProbeRecord::uncontended, kUncontendedThroughput,
+     "Throughput of the probe's last successful run that shared its path with no other traffic "
+     "(not flagged contended; cpu_bound runs count). A contended or failed run never replaces "
+     "it: rules divide real transfers by it.",
+     kUncontendedTimestamp,
+     "Unix time the run of fabric_probe_uncontended_throughput_bytes_per_second ended (its age: "
+     "how old the evidence the rules divide by is)."},
+    {&ProbeRecord::clean, kCleanThroughput,
+     "Throughput of the probe's last successful run that no harness limit touched (flagged "
+     "neither contended nor cpu_bound). A contended, CPU-bound or failed run never replaces it: "
+     "cause alerts judge paths by it.",
+     kCleanTimestamp,
+     "Unix time the run of fabric_probe_clean_throughput_bytes_per_second ended."}};
+
+void AddKeptResults(const ProbeRecord& r, const LabelPairs& key, MetricSink& sink) {
+  for (const KeptFamilies& family : kKept) {
+    const std::optional<KeptResult>& kept = r.*family.kept;
+    if (!kept) continue;
+    sink.Gauge(family.throughput, family.throughput_help, key, kept->bytes_per_second);
+    sink.Gauge(family.timestamp, family.timestamp_help, key, kept->timestamp_seconds);
+  }
+}
 
 // The records of one (probe, direction, target rack) without per-pair detail.
 struct RackSummary {
@@ -111,6 +150,7 @@ class ProbeResultsCollector : public Collector {
                    key, r.period_seconds);
       }
       if (r.timestamp_seconds == 0) continue;
+      AddKeptResults(r, key, sink);
       sink.Gauge(kSuccess, "1 if the probe's last run produced a result, else 0.", key,
                  r.success ? 1 : 0);
       sink.Gauge(kRunDuration, "Wall time of the probe's last run.", key, r.duration_seconds);

@@ -49,6 +49,23 @@ std::optional<TcpCandidate> CandidateOf(const YAML::Node& node) {
   return FindTcpCandidate(node["mode"].as<std::string>(), node["block"].as<uint32_t>());
 }
 
+void EmitKept(YAML::Emitter& out, const char* name, const std::optional<KeptResult>& kept) {
+  if (!kept) return;
+  out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "timestamp" << YAML::Value << kept->timestamp_seconds;
+  out << YAML::Key << "bytes_per_second" << YAML::Value << kept->bytes_per_second;
+  out << YAML::EndMap;
+}
+
+std::optional<KeptResult> KeptOf(const YAML::Node& node) {
+  if (!node) return std::nullopt;
+  KeptResult kept{node["timestamp"].as<double>(), node["bytes_per_second"].as<double>()};
+  if (!std::isfinite(kept.timestamp_seconds) || !std::isfinite(kept.bytes_per_second)) {
+    throw YAML::Exception(node.Mark(), "not a finite number");
+  }
+  return kept;
+}
+
 std::string Serialize(const std::vector<ProbeRecord>& records,
                       const std::map<ProbeKey, TcpCalibration>& calibrations) {
   YAML::Emitter out;
@@ -80,7 +97,10 @@ std::string Serialize(const std::vector<ProbeRecord>& records,
     out << YAML::EndMap;
     out << YAML::Key << "info" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, value] : r.info) out << YAML::Key << name << YAML::Value << value;
-    out << YAML::EndMap << YAML::EndMap;
+    out << YAML::EndMap;
+    EmitKept(out, "uncontended", r.uncontended);
+    EmitKept(out, "clean", r.clean);
+    out << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "tcp_calibration" << YAML::Value << YAML::BeginSeq;
@@ -103,6 +123,29 @@ std::string Serialize(const std::vector<ProbeRecord>& records,
 }
 
 }  // namespace
+
+void KeepResults(ProbeRecord& record, const ProbeRecord* previous) {
+  // The ladder's rungs only: what the rules divide by and judge paths by (comparison runs are
+  // judged run by run).
+  if (!probe::InfoOf(record.key.probe).ladder_layer) return;
+  auto throughput = record.values.find(probe::ProbeValue::kThroughput);
+  const bool measured =
+      record.success && record.timestamp_seconds > 0 && throughput != record.values.end();
+  auto raised = [&](probe::Verdict v) {
+    auto it = record.verdicts.find(v);
+    return it != record.verdicts.end() && it->second;
+  };
+  const bool uncontended = measured && !raised(probe::Verdict::kContended);
+  const bool clean = uncontended && !raised(probe::Verdict::kCpuBound);
+  const KeptResult own =
+      measured ? KeptResult{record.timestamp_seconds, throughput->second} : KeptResult{};
+  if (!record.uncontended) {
+    record.uncontended = uncontended ? own : previous ? previous->uncontended : std::nullopt;
+  }
+  if (!record.clean) {
+    record.clean = clean ? own : previous ? previous->clean : std::nullopt;
+  }
+}
 
 std::strong_ordering ProbeKey::operator<=>(const ProbeKey& other) const {
   if (auto c = RungLabel(probe) <=> RungLabel(other.probe); c != 0) return c;
@@ -148,6 +191,7 @@ void ResultStore::Record(ProbeRecord record) {
   auto [slot, inserted] = records_.try_emplace(record.key);
   // The period is the schedule's, not the run's: a run keeps the configured one.
   if (record.period_seconds <= 0) record.period_seconds = slot->second.period_seconds;
+  KeepResults(record, inserted ? nullptr : &slot->second);
   slot->second = std::move(record);
 }
 
@@ -230,6 +274,10 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
       }
       for (const auto& v : node["info"])
         r.info[v.first.as<std::string>()] = v.second.as<std::string>();
+      // Absent in files before kept results, and in hand-written recordings: from the run.
+      r.uncontended = KeptOf(node["uncontended"]);
+      r.clean = KeptOf(node["clean"]);
+      KeepResults(r, nullptr);
       loaded.push_back(std::move(r));
     }
     // Absent in files of versions before calibration.

@@ -26,6 +26,13 @@ struct ProbeKey {
   bool operator==(const ProbeKey& other) const = default;
 };
 
+// A result a later run did not replace: when it ended and what it moved.
+struct KeptResult {
+  double timestamp_seconds = 0;
+  double bytes_per_second = 0;
+  bool operator==(const KeptResult& other) const = default;
+};
+
 struct ProbeRecord {
   ProbeKey key;
   double timestamp_seconds = 0;  // Unix time the run ended; 0: never ran.
@@ -45,7 +52,20 @@ struct ProbeRecord {
   // Descriptive labels of the last run (e.g. the path's egress interface),
   // exported on fabric_probe_info.
   std::map<std::string, std::string> info;
+  // The throughput of the last successful run that shared its path with no other traffic
+  // (no contended verdict; cpu_bound allowed), and of the last that no harness limit touched
+  // (neither contended nor cpu_bound): this run's own when it qualifies, else the previous
+  // record's. A contended or failed run never replaces them (a transfer that shares the path
+  // would otherwise take away the rung it is judged against); they are published with their
+  // age as fabric_probe_uncontended_* and fabric_probe_clean_*.
+  std::optional<KeptResult> uncontended;
+  std::optional<KeptResult> clean;
 };
+
+// Sets `record`'s kept results from its own run where it qualifies, else from `previous`
+// (the record it replaces; null for none), for the ladder's rungs (ladder_layer). Kept results
+// `record` already has (a state file's) stay.
+void KeepResults(ProbeRecord& record, const ProbeRecord* previous);
 
 class ResultStore {
  public:

@@ -34,6 +34,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
   local line = q('instance:fabric_line_rate_bytes_per_second:max', ['instance']),
 
   local clean = 'instance_target_direction:fabric_probe_clean_throughput_bytes_per_second:max',
+  // What real transfers to a peer must move before they are judged (relative to the path).
+  local floor = 'instance_target:fabric_transfers_floor_bytes_per_second:max',
   local pathFraction = 'instance_target_direction:fabric_probe_path_fraction:max',
   local sent = 'instance_target_application:fabric_flows_sent_goodput_bytes_per_second:sum',
   local sentFlows = 'instance_target_application:fabric_flows_sent_bulk_flows:sum',
@@ -59,24 +61,44 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
       }, {
         // Probe results that did not share their path with other traffic: a
         // contended run measured a share, not the path. cpu_bound runs stay: what
-        // the node could do is what regressed when a node became CPU-bound.
+        // the node could do is what regressed when a node became CPU-bound. The exporter
+        // keeps the last uncontended result of each rung across contended runs
+        // (fabric_probe_uncontended_*), judged while younger than probeEvidenceMaxAgeSeconds;
+        // an exporter without those series: its latest result unless contended.
         record: uncontended,
         expr: |||
           max by (instance, target, direction, probe) (
-            fabric_probe_throughput_bytes_per_second{%(selector)s, %(rungs)s}
-            unless on (instance, probe, target, direction)
-              (fabric_probe_verdict{%(selector)s, verdict="contended"} == 1)
+            (
+              fabric_probe_uncontended_throughput_bytes_per_second{%(selector)s, %(rungs)s}
+              and on (instance, probe, target, direction)
+                (time() - fabric_probe_uncontended_timestamp_seconds{%(selector)s} < %(probeEvidenceMaxAgeSeconds)s)
+            )
+            or on (instance, probe, target, direction)
+            (
+              fabric_probe_throughput_bytes_per_second{%(selector)s, %(rungs)s}
+              unless on (instance, probe, target, direction)
+                (fabric_probe_verdict{%(selector)s, verdict="contended"} == 1)
+            )
           )
         ||| % (c { rungs: rungs }),
       }, {
         // Probe results no harness limit touched (neither cpu_bound nor contended): the only
-        // ones a cause alert may judge a path by.
+        // ones a cause alert may judge a path by. Kept across contended and CPU-bound runs
+        // like the uncontended ones (fabric_probe_clean_*).
         record: clean,
         expr: |||
           max by (instance, target, direction, probe) (
-            fabric_probe_throughput_bytes_per_second{%(selector)s, %(rungs)s}
-            unless on (instance, probe, target, direction)
-              (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended"} == 1)
+            (
+              fabric_probe_clean_throughput_bytes_per_second{%(selector)s, %(rungs)s}
+              and on (instance, probe, target, direction)
+                (time() - fabric_probe_clean_timestamp_seconds{%(selector)s} < %(probeEvidenceMaxAgeSeconds)s)
+            )
+            or on (instance, probe, target, direction)
+            (
+              fabric_probe_throughput_bytes_per_second{%(selector)s, %(rungs)s}
+              unless on (instance, probe, target, direction)
+                (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended"} == 1)
+            )
           )
         ||| % (c { rungs: rungs }),
       }, {
@@ -131,6 +153,20 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             / on (direction) group_left () max by (direction) (%(clean)s{probe="tcp_multi"})
           )
         ||| % { clean: clean },
+      }, {
+        // The least real transfers to a peer must move before the transfer alerts and the page
+        // judge them: transferMinPathRatio of what the path can carry (the slower end's line
+        // rate, else the best uncontended multi-stream result), and transferMinBytesPerSecond.
+        record: floor,
+        expr: |||
+          clamp_min(
+            %(transferMinPathRatio)s * (
+              instance_target:fabric_path_line_rate_bytes_per_second:min
+              or max by (instance, target) (%(u)s{probe="tcp_multi"})
+            ),
+            %(transferMinBytesPerSecond)s
+          )
+        ||| % (c { u: uncontended }),
       }, {
         // Real bulk data this node sends to each fleet peer, per application (the probe's own
         // sockets left out: they are the ladder, not a transfer).
@@ -311,7 +347,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
               ) == 0
           ||| % c, 'The host receive path pushes back: TX pause, softnet squeeze and inbound retransmits on a clean link.',
-                '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in %s while softnet ran out of budget and the traffic sent to it was retransmitted, with zero CRC errors on the fabric interface: the host, not the link, cannot drain received packets. Check first where its receive path differs from its peers (IRQ and queue placement, NUMA, PCIe power management): FabricReceivePathDiffersFromPeers names the fact.' % c.backpressureWindow, for_='0m'),
+                '{{ $labels.instance }} sent {{ $value | humanize }} TX pause frames in %s while softnet ran out of budget and the traffic sent to it was retransmitted, with zero CRC errors on the fabric interface: the host, not the link, cannot drain received packets. Check first where its receive path differs from its peers (IRQ and queue placement, NUMA, PCIe power management): FabricReceivePathDiffersFromPeers names the fact.' % c.backpressureWindow, for_=c.backpressureFor),
         ],
       },
       {
@@ -323,7 +359,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           alert('FabricSingleStreamCeiling', 'info', |||
             (
               (%(sent)s and on (instance, target, application) (%(sentFlows)s == 1))
-              > %(transferMinBytesPerSecond)s
+              > on (instance, target) group_left () %(floor)s
             )
             / on (instance, target) group_left ()
               max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"})
@@ -334,7 +370,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 / on (instance, target) group_left ()
                   max by (instance, target) (%(u)s{probe="tcp_single", direction="send"})
               ) >= %(singleStreamBindRatio)s
-          ||| % (c { u: uncontended, sent: sent, sentFlows: sentFlows }), 'A single-stream transfer runs at the per-stream ceiling.',
+          ||| % (c { u: uncontended, sent: sent, sentFlows: sentFlows, floor: floor }), 'A single-stream transfer runs at the per-stream ceiling.',
                 'A single {{ $labels.application }} stream from {{ $labels.instance }} to {{ $labels.target }} moves %sB/s, at the %sB/s one TCP stream reaches on this path but only {{ $value | humanizePercentage }} of the %sB/s parallel streams carry: transfer with parallel streams (nconnect, multiple rsync jobs).' % [
                   qe('%s{instance=%%q,target=%%q,application=%%q}' % sent, ['instance', 'target', 'application']),
                   qe('max(%s{probe="tcp_single",direction="send",instance=%%q,target=%%q})' % uncontended, ['instance', 'target']),
@@ -380,20 +416,20 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
               fabric_flows_goodput_bytes_per_second{%(selector)s, application=~"%(sshApplications)s"}
             )
             * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
-            > %(transferMinBytesPerSecond)s
-          ||| % c, 'Bulk data moves over SSH on the fabric.',
+            > on (instance, target) group_left () %(floor)s
+          ||| % (c { floor: floor }), 'Bulk data moves over SSH on the fabric.',
                 '{{ $labels.instance }} moves {{ $value | humanize }}B/s of bulk data over {{ $labels.application }} with {{ $labels.target }}; SSH framing caps one stream near 2 GB/s while this path proved %sB/s with TCP.' % qe('max(instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi",instance=%q,target=%q})', ['instance', 'target'])),
           // Shapes 8 and 9 as the symptom: the page.
           alert('FabricTransfersFarBelowLadder', 'critical', |||
             (
               instance_target_direction:fabric_transfers_bytes_per_second:sum
-              > %(transferMinBytesPerSecond)s
+              > on (instance, target) group_left () %(floor)s
             )
             / on (instance, target, direction) group_left ()
               max without (probe) (%(u)s{probe="tcp_multi"})
             < %(transferCriticalRatio)s
-          ||| % (c { u: uncontended }), 'Real transfers run far below the ceiling the fabric proved.',
-                'Real bulk transfers %s move %sB/s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [flow, q('instance_target_direction:fabric_transfers_bytes_per_second:sum', pair), q(uncontended, pair, fixed='probe="tcp_multi"')], for_='30m'),
+          ||| % (c { u: uncontended, floor: floor }), 'Real transfers run far below the ceiling the fabric proved.',
+                'Real bulk transfers %s move %sB/s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [flow, q('instance_target_direction:fabric_transfers_bytes_per_second:sum', pair), q(uncontended, pair, fixed='probe="tcp_multi"')], for_=c.transferPageFor),
           // Shape 9: an application-limited transfer against raw TCP with as many streams: one
           // flow against the single-stream probe, a parallel transfer's flows together
           // against the multi-stream probe (its single best flow says nothing about it).
@@ -411,9 +447,10 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                   max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"})
               ) < %(appMultiStreamRatio)s
             )
-            and on (instance, target, application) (%(app)s > %(transferMinBytesPerSecond)s)
+            and on (instance, target, application) (%(app)s > on (instance, target) group_left () %(floor)s)
           ||| % (c {
                    u: uncontended,
+                   floor: floor,
                    app: 'sum by (instance, target, application) (fabric_flows_goodput_bytes_per_second{%(selector)s, limiter="application", application!~"%(sshApplications)s|fabric_probe"} * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info)' % c,
                    appFlows: 'sum by (instance, target, application) (fabric_flows_bulk_flows{%(selector)s, limiter="application", application!~"%(sshApplications)s|fabric_probe"} * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info)' % c,
                  }), 'An application moves far less than raw TCP with as many streams on the same path.',
@@ -427,7 +464,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             and on (instance, target)
               instance_target:fabric_path_speed_ratio:max > %(speedMismatchRatio)s
           ||| % c, 'Retransmit storm where a faster sender meets a slower receiver.',
-                '{{ $labels.instance }} retransmits {{ $value | humanize }} segments/s to {{ $labels.target }}, whose line rate is %s times slower: expected when a fast sender overruns a slow receiver; it shares fairly, and flow control or ECN are the remedy if it hurts.' % q('instance_target:fabric_path_speed_ratio:max', ['instance', 'target'], 'printf "%.3g"'), for_='0m'),
+                '{{ $labels.instance }} retransmits {{ $value | humanize }} segments/s to {{ $labels.target }}, whose line rate is %s times slower: expected when a fast sender overruns a slow receiver; it shares fairly, and flow control or ECN are the remedy if it hurts.' % q('instance_target:fabric_path_speed_ratio:max', ['instance', 'target'], 'printf "%.3g"'), for_=c.retransmitStormFor),
           // One path far below its peers (a shaper or policer, a degraded port, a wrong route):
           // its clean multi-stream result as a fraction of what the path can carry, against
           // the fleet's median fraction for the same direction. Paths of different line rates
@@ -528,7 +565,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             )
             and fabric_probe_last_run_timestamp_seconds{%(selector)s} > 0
           ||| % (c { scheduled: scheduled }), 'A probe record is overdue against its own schedule.',
-                'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} last ran {{ $value | humanizeDuration }} ago, %s: this record is stale.' % '{{ with printf `fabric_probe_period_seconds{instance=%q,probe=%q,target=%q,direction=%q}` $labels.instance $labels.probe $labels.target $labels.direction | query }}more than twice its planned period of {{ . | first | value | humanizeDuration }}{{ else }}longer than the fixed staleness age (it exports no planned period){{ end }}', for_='0m'),
+                'The {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} last ran {{ $value | humanizeDuration }} ago, %s: this record is stale.' % '{{ with printf `fabric_probe_period_seconds{instance=%q,probe=%q,target=%q,direction=%q}` $labels.instance $labels.probe $labels.target $labels.direction | query }}more than twice its planned period of {{ . | first | value | humanizeDuration }}{{ else }}longer than the fixed staleness age (it exports no planned period){{ end }}', for_=c.probeStaleFor),
           alert('FabricProbeNeverRan', 'info', |||
             fabric_probe_last_run_timestamp_seconds{%(selector)s, %(scheduled)s} == 0
           ||| % (c { scheduled: scheduled }), 'A scheduled probe has never run.',
@@ -570,7 +607,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           ||| % (c { measured: 'probe=~"tcp_multi|rdma|storage_read|storage_write"' }), 'Probe results of a node measure its harness, not the fabric.',
                 // The verdicts of the node's own records, counted and named; a node named only
                 // by its peers' records (its responder saturated a core) has none of its own.
-                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range $i, $s := sortByLabel "verdict" . }}{{ if $i }}, {{ end }}{{ $s.Value }} flagged {{ $s.Labels.verdict }}{{ end }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_='0m'),
+                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range $i, $s := sortByLabel "verdict" . }}{{ if $i }}, {{ end }}{{ $s.Value }} flagged {{ $s.Labels.verdict }}{{ end }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_=c.harnessLimitedFor),
           alert('FabricCollectorFailing', 'warning', |||
             fabric_scrape_collector_success{%(selector)s} == 0
           ||| % c, 'An exporter collector fails.',

@@ -31,10 +31,18 @@
     writeReadRatio: 0.4,
     // Storage write below this fraction of the fleet's median write probe.
     writeFleetRatio: 0.25,
-    // Real transfers: only judged while at least this much is moving.
-    transferMinBytesPerSecond: 250e6,
-    // The page: real transfers below this fraction of the proven TCP ceiling.
+    // Real transfers: only judged while they move at least transferMinPathRatio of what their
+    // path can carry (the slower end's line rate; where no line rate is known, the path's
+    // uncontended multi-stream probe result), and at least transferMinBytesPerSecond (an
+    // optional absolute minimum, off by default: the flows collector's bulk threshold already
+    // leaves trickles out). Relative, so the field's 2.5 TB restore at 8% of a 25 GB/s line is
+    // judged on a 100 GbE NIC, a 400 GbE NIC and a 400 Mbit/s test line alike.
+    transferMinPathRatio: 0.01,
+    transferMinBytesPerSecond: 0,
+    // The page: real transfers below this fraction of the proven TCP ceiling, for
+    // transferPageFor (the field's restore took 21 minutes: the page must fire within it).
     transferCriticalRatio: 0.25,
+    transferPageFor: '15m',
     // Application gap: one flow below this fraction of the single-stream probe, or a parallel
     // transfer's flows together below this fraction of the multi-stream probe.
     appSingleStreamRatio: 0.5,
@@ -76,7 +84,17 @@
     probeFailingFor: '1h',
     collectorFailingFor: '15m',
     exporterDownFor: '5m',
+    // Alerts on a probe record's age or verdicts: the record already covers its window.
+    probeStaleFor: '0m',
+    harnessLimitedFor: '0m',
     causeFor: '15m',
+    // Alerts whose expression judges its own window (an increase over backpressureWindow, a
+    // probe run's retransmits) fire on the first evaluation that sees it.
+    backpressureFor: '0m',
+    retransmitStormFor: '0m',
+    // Probe results a cause alert or the page divides by: the last uncontended (and clean)
+    // result of a rung stays published across contended runs, judged while younger than this.
+    probeEvidenceMaxAgeSeconds: 86400,
 
     // Regressions (issue 14): the baseline is this quantile of the last
     // baselineWindow of clean probe results (cpu_bound/contended runs left out).
@@ -91,5 +109,8 @@
     // Drift: how far back "what it was" reaches, and how long a change is shown.
     driftLookback: '7d',
     changeShownFor: '1d',
+    // Regression and drift alerts: their windows (regressionRuns, changeShownFor) already
+    // hold the evidence, so they fire when it is there.
+    driftFor: '0m',
   },
 }

@@ -26,7 +26,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
   local c = $._config,
   local window = '%ds' % (c.regressionRuns * c.probeIntervalSeconds),
   local cfg = c { window: window, clean: clean, baseline: baseline, runs: runs, keys: pairKeys },
-  local alert(name, severity, expr, summary, description, for_='0m') = {
+  local alert(name, severity, expr, summary, description, for_=c.driftFor) = {
     alert: name,
     expr: expr,
     'for': for_,

@@ -12,6 +12,8 @@
     // one shared cause, not as many separate faults.
     fleetShapeShare: 0.3,
     fleetShapeMinNodes: 5,
+    // The counted alerts have waited their own `for:`; the breaker fires with them.
+    fleetShapeFor: '0m',
   },
 
   local c = $._config,
@@ -141,7 +143,7 @@
             > %(fleetShapeShare)g * scalar(%(nodes)s)
             and %(perShape)s >= %(fleetShapeMinNodes)s
           ||| % (c { perShape: nodesPerShape, nodes: nodes }),
-          'for': '0m',
+          'for': c.fleetShapeFor,
           labels: { severity: 'warning' },
           annotations: {
             summary: 'Many nodes show the same bottleneck shape at once: one shared cause.',

@@ -28,6 +28,14 @@
     postFlapWindow: '6h',
     postFlapLookback: '1d',
     postFlapFraction: 0.3,
+    // How long each condition must hold before it is named: the windows above
+    // count the events, these wait out one noisy evaluation.
+    linkFlapFor: '5m',
+    preFecBerFor: '30m',
+    pcieTransitionFor: '5m',
+    aerCorrectableFor: '15m',
+    postFlapFor: '1h',
+    offloadDiffersFor: '30m',
   },
 
   local c = $._config,
@@ -114,30 +122,30 @@
         alert('FabricLinkFlapping', 'warning', |||
           instance_device:fabric_netdev_carrier_down:increase >= %(linkFlapCount)s
         ||| % c, 'An interface lost its carrier repeatedly.',
-              '{{ $labels.device }} ({{ $labels.role }}) on {{ $labels.instance }} went down {{ $value | humanize }} times in the last %s.' % c.linkFlapWindow, '5m'),
+              '{{ $labels.device }} ({{ $labels.role }}) on {{ $labels.instance }} went down {{ $value | humanize }} times in the last %s.' % c.linkFlapWindow, c.linkFlapFor),
         alert('FabricRdmaLinkUnstable', 'warning', |||
           sum by (instance, device, port) (
             increase(fabric_rdma_port_link_downed_total{%(selector)s}[%(linkFlapWindow)s])
             + increase(fabric_rdma_port_link_error_recoveries_total{%(selector)s}[%(linkFlapWindow)s])
           ) >= %(linkFlapCount)s
         ||| % c, 'An RDMA port went down or recovered from link errors repeatedly.',
-              'RDMA port {{ $labels.device }}/{{ $labels.port }} on {{ $labels.instance }} counted {{ $value | humanize }} link downs and error recoveries in the last %s.' % c.linkFlapWindow, '5m'),
+              'RDMA port {{ $labels.device }}/{{ $labels.port }} on {{ $labels.instance }} counted {{ $value | humanize }} link downs and error recoveries in the last %s.' % c.linkFlapWindow, c.linkFlapFor),
         alert('FabricPreFecBerAboveBudget', 'warning', |||
           instance_device:fabric_netdev_pre_fec_ber:rate5m > %(preFecBerBudget)s
         ||| % c, 'A link corrects more bit errors than its budget.',
-              '{{ $labels.device }} on {{ $labels.instance }} runs at a pre-FEC bit error ratio of {{ $value | humanize }}, above the budget of %g: the cable or optic is losing margin.' % c.preFecBerBudget, '30m'),
+              '{{ $labels.device }} on {{ $labels.instance }} runs at a pre-FEC bit error ratio of {{ $value | humanize }}, above the budget of %g: the cable or optic is losing margin.' % c.preFecBerBudget, c.preFecBerFor),
         alert('FabricPcieLinkUnstable', 'warning', |||
           sum by (instance, address) (
             increase(fabric_pcie_link_transitions_total{%(selector)s}[%(pcieTransitionWindow)s])
           ) >= %(pcieTransitionCount)s
         ||| % c, 'A PCIe link changed speed or width between scrapes.',
-              'The PCIe link of {{ $labels.address }} on {{ $labels.instance }} changed speed or width {{ $value | humanize }} times in the last %s.' % c.pcieTransitionWindow, '5m'),
+              'The PCIe link of {{ $labels.address }} on {{ $labels.instance }} changed speed or width {{ $value | humanize }} times in the last %s.' % c.pcieTransitionWindow, c.pcieTransitionFor),
         alert('FabricPcieAerCorrectableBurst', 'warning', |||
           sum by (instance, address) (
             rate(fabric_pcie_aer_errors_total{%(selector)s, severity="correctable"}[5m])
           ) > %(aerCorrectableRate)s
         ||| % c, 'A PCIe device reports a burst of correctable AER errors.',
-              '{{ $labels.address }} on {{ $labels.instance }} reports {{ $value | humanize }} correctable AER errors per second.', '15m'),
+              '{{ $labels.address }} on {{ $labels.instance }} reports {{ $value | humanize }} correctable AER errors per second.', c.aerCorrectableFor),
         // The flap: a carrier down on a fabric NIC, or a link down on an RDMA
         // port. An RDMA port counts unless its netdev (fabric_rdma_port_info)
         // is a storage or management NIC: an InfiniBand port often has no
@@ -158,13 +166,13 @@
                 and on (instance, netdev)
                   label_replace(fabric_netdev_role_info{%(selector)s, role=~"storage|management"}, "netdev", "$1", "device", "(.*)"))))
         ||| % c, 'A path stayed slow after its fabric link flapped.',
-              'The {{ $labels.probe }} rate from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) is {{ $value | humanize }}B/s, more than %g%% below its best before the fabric NIC or an RDMA port went down in the last %s: the link came back degraded (renegotiated speed, FEC, lost RDMA state).' % [100 * c.postFlapFraction, c.postFlapWindow], '1h'),
+              'The {{ $labels.probe }} rate from {{ $labels.instance }} to {{ $labels.target }} ({{ $labels.direction }}) is {{ $value | humanize }}B/s, more than %g%% below its best before the fabric NIC or an RDMA port went down in the last %s: the link came back degraded (renegotiated speed, FEC, lost RDMA state).' % [100 * c.postFlapFraction, c.postFlapWindow], c.postFlapFor),
         alert('FabricOffloadDiffersFromPeers', 'warning', |||
           %(offloads)s
           != on (offload, node_role) group_left () offload:fabric_netdev_offload_enabled:fleet_median
           and on (offload, node_role) count by (offload, node_role) %(offloads)s >= %(peerMinNics)s
         ||| % (c { offloads: std.stripChars($.withNodeRole(offloads), '\n') }), 'A fabric NIC has an offload set unlike its peers.',
-              '{{ $labels.offload }} is {{ if eq $value 1.0 }}on{{ else }}off{{ end }} on {{ $labels.device }} of {{ $labels.instance }}, unlike most fabric NICs of the fleet on {{ with $labels.node_role }}{{ . }} nodes{{ else }}nodes without a fleet role{{ end }}: a likely cause of receive backpressure on this node only.', '30m'),
+              '{{ $labels.offload }} is {{ if eq $value 1.0 }}on{{ else }}off{{ end }} on {{ $labels.device }} of {{ $labels.instance }}, unlike most fabric NICs of the fleet on {{ with $labels.node_role }}{{ . }} nodes{{ else }}nodes without a fleet role{{ end }}: a likely cause of receive backpressure on this node only.', c.offloadDiffersFor),
       ],
     }],
   },

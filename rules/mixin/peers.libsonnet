@@ -18,6 +18,8 @@
     // NICs of a role that must report a fact before a minority means
     // anything: with two, neither is the odd one out.
     peerMinNics: 3,
+    // How long a NIC must differ before it is named (a rolling change passes).
+    peerDiffersFor: '30m',
   },
 
   local c = $._config,
@@ -152,7 +154,7 @@
           < on (role, node_role, fact) group_left () role_fact:fabric_receive_path:mode_nics
           and on (role, node_role, fact) role_fact:fabric_receive_path:nics >= %(peerMinNics)s
         ||| % c,
-        'for': '30m',
+        'for': c.peerDiffersFor,
         labels: { severity: 'warning' },
         annotations: {
           summary: "A NIC's receive path differs from its peers'.",

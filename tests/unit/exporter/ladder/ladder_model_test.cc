@@ -6,6 +6,7 @@
 
 #include "exporter/ladder/ladder_text.h"
 #include "exporter/ladder/node_ladders.h"
+#include "exporter/ladder/rule_thresholds.h"
 
 namespace fabric::ladder {
 namespace {
@@ -379,8 +380,9 @@ TEST(LadderText, RatesInBitsLikeNicSpeeds) {
   EXPECT_EQ(FormatPercent(0.048), "4.8%");
 }
 
-// FabricTransfersFarBelowLadder's evidence: the flows' sum in one direction, above the floor,
-// below the fraction of the uncontended N-stream result of the same path and direction.
+// FabricTransfersFarBelowLadder's evidence: the flows' sum in one direction, above the floor
+// (a fraction of the line rate), below the fraction of the uncontended N-stream result of the
+// same path and direction; the thresholds are the rule bundle's own.
 TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
   auto named = [](const LadderInput& in) {
     Ladder l = BuildLadder(in);
@@ -392,12 +394,29 @@ TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
   EXPECT_TRUE(named(in));
   in.facts.transfers["node-b"] = {{"receive", 3.0e9}};  // 27%: above the fraction.
   EXPECT_FALSE(named(in));
-  in.facts.transfers["node-b"] = {{"send", 0.2e9}};  // 1.7%, but below the floor.
+  // Under the floor of the 12.5e9 line (0.9% with the shipped 1%), above it (1.1%).
+  const double floor = rule_config::kTransferMinPathRatio * 12.5e9;
+  in.facts.transfers["node-b"] = {{"send", 0.9 * floor}};
   EXPECT_FALSE(named(in));
+  in.facts.transfers["node-b"] = {{"send", 1.1 * floor}};
+  EXPECT_TRUE(named(in));
+  // No line rate (veth, many virtio NICs): the floor is a fraction of the best proven result.
+  in.facts.line_rate.reset();
+  EXPECT_TRUE(named(in));  // 1.1 x 1% of 12.5e9 is above 1% of 11.5e9, whatever the ratio.
+  in.facts.transfers["node-b"] = {{"send", 0.9 * rule_config::kTransferMinPathRatio * 11.5e9}};
+  EXPECT_FALSE(named(in));
+  in.facts.line_rate = 12.5e9;
   in.facts.transfers["node-b"] = {{"send", 1.0e9}};
   EXPECT_TRUE(named(in));
   in.records[1].verdicts[Verdict::kContended] = true;  // The send result shared its path.
   EXPECT_FALSE(named(in));
+  // The store kept the last uncontended result (item 41.4): it is the proven ceiling, while
+  // younger than the rules' age limit.
+  in.records[1].uncontended = KeptResult{kNow - 3600, 11.5e9};
+  EXPECT_TRUE(named(in));
+  in.records[1].uncontended->timestamp_seconds = kNow - rule_config::kProbeEvidenceMaxAgeSeconds;
+  EXPECT_FALSE(named(in));
+  in.records[1].uncontended.reset();
   // The layer shows the busier direction and names both.
   in.facts.transfers["node-b"] = {{"send", 1.0e9}, {"receive", 2.0e9}};
   Ladder l = BuildLadder(in);

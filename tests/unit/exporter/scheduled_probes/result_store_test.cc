@@ -287,3 +287,132 @@ TEST(ResultStoreTest, PeriodIsTheSchedulesAndEveryRecordExportsIt) {
 
 }  // namespace
 }  // namespace fabric
+
+namespace fabric {
+namespace {
+
+// A run of `TcpKey(peer)` at `timestamp` moving `throughput`, flagged as given.
+ProbeRecord TcpRun(double timestamp, double throughput, bool contended, bool cpu_bound) {
+  ProbeRecord r = TcpResult("node-b", throughput);
+  r.timestamp_seconds = timestamp;
+  r.verdicts[Verdict::kContended] = contended;
+  r.verdicts[Verdict::kCpuBound] = cpu_bound;
+  return r;
+}
+
+std::string Exposition(const ResultStore& store) {
+  auto collector = MakeProbeResultsCollector(store, nullptr);
+  MetricSink sink;
+  EXPECT_TRUE(collector->Collect(sink).ok());
+  return prometheus::TextSerializer().Serialize(sink.TakeSorted());
+}
+
+// Issue 41 item 4: a contended run (a transfer sharing the path) never replaces the last
+// uncontended result of its rung, a CPU-bound one never the last clean one, a failed run
+// neither; each is published with the time its run ended, beside the latest result.
+TEST(ResultStoreTest, ContendedRunsNeverReplaceTheLastCleanResult) {
+  ResultStore store;
+  store.Expect(TcpKey("node-b"));
+  store.Record(TcpRun(1000, 2.3e10, false, false));  // Clean.
+  store.Record(TcpRun(2000, 9.1e9, true, false));    // A transfer shared the path.
+  auto r = store.Find(TcpKey("node-b"));
+  EXPECT_EQ(r->values.at(ProbeValue::kThroughput), 9.1e9);  // The latest is the latest.
+  EXPECT_EQ(r->uncontended, (KeptResult{1000, 2.3e10}));
+  EXPECT_EQ(r->clean, (KeptResult{1000, 2.3e10}));
+  std::string text = Exposition(store);
+  const std::string key = "{direction=\"send\",probe=\"tcp_multi\",target=\"node-b\"}";
+  EXPECT_NE(text.find("fabric_probe_throughput_bytes_per_second" + key + " 9100000000"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("fabric_probe_uncontended_throughput_bytes_per_second" + key + " 23000000000"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fabric_probe_uncontended_timestamp_seconds" + key + " 1000"),
+            std::string::npos);
+  EXPECT_NE(text.find("fabric_probe_clean_timestamp_seconds" + key + " 1000"), std::string::npos);
+
+  store.Record(TcpRun(3000, 1.9e10, false, true));  // Uncontended but CPU-bound.
+  r = store.Find(TcpKey("node-b"));
+  EXPECT_EQ(r->uncontended, (KeptResult{3000, 1.9e10}));
+  EXPECT_EQ(r->clean, (KeptResult{1000, 2.3e10}));
+
+  ProbeRecord failed;
+  failed.key = TcpKey("node-b");
+  failed.timestamp_seconds = 4000;
+  failed.failure_reason = "busy";
+  store.Record(failed);
+  r = store.Find(TcpKey("node-b"));
+  EXPECT_EQ(r->uncontended, (KeptResult{3000, 1.9e10}));
+  EXPECT_EQ(r->clean, (KeptResult{1000, 2.3e10}));
+  text = Exposition(store);
+  EXPECT_EQ(text.find("fabric_probe_throughput_bytes_per_second" + key), std::string::npos);
+  EXPECT_NE(text.find("fabric_probe_clean_throughput_bytes_per_second" + key + " 23000000000"),
+            std::string::npos)
+      << text;
+
+  store.Record(TcpRun(5000, 2.4e10, false, false));  // A clean run replaces both.
+  r = store.Find(TcpKey("node-b"));
+  EXPECT_EQ(r->uncontended, (KeptResult{5000, 2.4e10}));
+  EXPECT_EQ(r->clean, (KeptResult{5000, 2.4e10}));
+}
+
+// A rung that never ran uncontended has no kept result and no such series (nothing to divide
+// by is better than a contended share).
+TEST(ResultStoreTest, NoKeptResultBeforeAnUncontendedRun) {
+  ResultStore store;
+  store.Record(TcpRun(2000, 9.1e9, true, false));
+  EXPECT_FALSE(store.Find(TcpKey("node-b"))->uncontended);
+  EXPECT_FALSE(store.Find(TcpKey("node-b"))->clean);
+  EXPECT_EQ(Exposition(store).find("fabric_probe_uncontended"), std::string::npos);
+}
+
+// The kept results survive a restart through the state file, beside the latest (contended)
+// result; a file without them (an older exporter's, a hand-written recording) derives them
+// from each record's own run.
+TEST(ResultStoreTest, KeptResultsRoundTripThroughTheStateFile) {
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ResultStore store;
+  store.Expect(TcpKey("node-b"));
+  store.Record(TcpRun(1000, 2.3e10, false, false));
+  store.Record(TcpRun(2000, 1.9e10, false, true));
+  store.Record(TcpRun(3000, 9.1e9, true, false));
+  ASSERT_TRUE(store.Save(path).ok());
+  EXPECT_NE(ReadAll(path).find("uncontended: {timestamp: 2000, bytes_per_second: 19000000000}"),
+            std::string::npos)
+      << ReadAll(path);
+
+  ResultStore restarted;
+  restarted.Expect(TcpKey("node-b"));
+  ASSERT_TRUE(restarted.Load(path).ok());
+  auto r = restarted.Find(TcpKey("node-b"));
+  EXPECT_EQ(r->values.at(ProbeValue::kThroughput), 9.1e9);
+  EXPECT_TRUE(r->verdicts.at(Verdict::kContended));
+  EXPECT_EQ(r->uncontended, (KeptResult{2000, 1.9e10}));
+  EXPECT_EQ(r->clean, (KeptResult{1000, 2.3e10}));
+
+  const std::string older =
+      "version: 1\nresults:\n"
+      "  - {probe: tcp_multi, target: node-b, direction: send, timestamp: 5, success: true,\n"
+      "     failure_reason: '', failure_detail: '', duration: 1,\n"
+      "     values: {throughput_bytes_per_second: 7}, verdicts: {cpu_bound: true}, info: {}}\n";
+  ResultStore replay;
+  ASSERT_TRUE(replay.LoadText(older, "mem", ResultStore::LoadScope::kEverything).ok());
+  r = replay.Find(TcpKey("node-b"));
+  EXPECT_EQ(r->uncontended, (KeptResult{5, 7}));
+  EXPECT_FALSE(r->clean);
+
+  ResultStore broken;
+  EXPECT_FALSE(broken
+                   .LoadText("version: 1\nresults:\n"
+                             "  - {probe: tcp_multi, target: node-b, direction: send, timestamp: "
+                             "5, success: true, failure_reason: '', failure_detail: '', "
+                             "duration: 1, values: {}, verdicts: {}, info: {},\n"
+                             "     clean: {timestamp: 5, bytes_per_second: .nan}}\n",
+                             "mem", ResultStore::LoadScope::kEverything)
+                   .ok());
+}
+
+}  // namespace
+}  // namespace fabric
