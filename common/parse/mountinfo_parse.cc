@@ -1,27 +1,10 @@
 #include "common/parse/mountinfo_parse.h"
 
+#include "common/parse/mount_options.h"
 #include "common/strings.h"
 
 namespace fabric {
 namespace {
-
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string Unescape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      auto code = ParseUint64(s.substr(i + 1, 3), 8);
-      if (code && *code < 256) {
-        out.push_back(static_cast<char>(*code));
-        i += 3;
-        continue;
-      }
-    }
-    out.push_back(s[i]);
-  }
-  return out;
-}
 
 bool IsUnder(std::string_view path, std::string_view mount_point) {
   if (mount_point == "/") return StartsWith(path, "/");
@@ -63,11 +46,11 @@ Result<std::vector<MountInfo>> ParseMountInfo(std::string_view text, std::string
     MountInfo m;
     m.major = static_cast<uint32_t>(*major);
     m.minor = static_cast<uint32_t>(*minor);
-    m.root = Unescape(fields[3]);
-    m.mount_point = Unescape(fields[4]);
+    m.root = UnescapeOctal(fields[3]);
+    m.mount_point = UnescapeOctal(fields[4]);
     m.mount_options = std::string(fields[5]);
     m.fstype = std::string(fields[separator + 1]);
-    m.source = Unescape(fields[separator + 2]);
+    m.source = UnescapeOctal(fields[separator + 2]);
     if (fields.size() > separator + 3) m.super_options = std::string(fields[separator + 3]);
     mounts.push_back(std::move(m));
   }

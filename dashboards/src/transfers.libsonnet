@@ -1,5 +1,7 @@
 // Transfers: real bulk TCP flows (the flows collector) by peer, application and
-// limiter, against the TCP ceiling the probes proved on the same path. The probe's
+// limiter, against the TCP ceiling the probes proved on the same path; and the storage
+// transfers that are no TCP socket (NFS over tcp or rdma, NVMe over Fabrics) against the
+// RDMA rung of theirs. The probe's
 // own sockets (application="fabric_probe") are the ladder, not a transfer: left out,
 // as the transfers record and the alerts leave them out.
 local g = import '../lib/grafana.libsonnet';
@@ -22,7 +24,7 @@ local appVar = g.queryVariable(
 g.dashboard(
   'fabric-ladder-transfers',
   'Fabric transfers',
-  'Real bulk TCP transfers seen on the fabric interface (rsync, ssh, NFS, Ceph, ...) by peer, application and limiter, against the N-stream and 1-stream TCP ceilings the probes proved on the same path. The probe\'s own sockets (application="fabric_probe") are left out.',
+  'Real bulk TCP transfers seen on the fabric interface (rsync, ssh, NFS, Ceph, ...) by peer, application and limiter, against the N-stream and 1-stream TCP ceilings the probes proved on the same path; NFS and NVMe over Fabrics against the RDMA rung of theirs. The probe\'s own sockets (application="fabric_probe") are left out.',
   [
     g.row('Against the proven ceiling'),
     g.barGauge(
@@ -82,6 +84,59 @@ g.dashboard(
       'Segments the bulk flows retransmitted per second, by peer.',
       [g.target('sum by (instance, peer) (rate(fabric_flows_retransmitted_segments_total{%s}[$__rate_interval]))' % fsel, '{{instance}} {{peer}}')],
       'pps', w=24, h=7,
+    ),
+
+    g.row('Storage protocols: NFS and NVMe over Fabrics'),
+    g.timeseries(
+      'NFS and NVMe-oF per path against the RDMA rung',
+      'NFS (READ and WRITE payload) and NVMe over Fabrics (namespace bytes) per fleet peer, direction and transport, with the uncontended RDMA probe result of the same path (dashed). Below %g%% of the rung while moving data: FabricStorageTransfersBelowRdma.' % (100 * c.config.storageRdmaRatio),
+      [
+        g.target('instance_target_direction_transport:fabric_nfs_bytes_per_second:sum{%s}' % rsel, '{{instance}} → {{target}} {{direction}} NFS over {{transport}}'),
+        g.target('instance_target_direction_transport:fabric_nvmeof_bytes_per_second:sum{%s}' % rsel, '{{instance}} → {{target}} {{direction}} NVMe-oF over {{transport}}'),
+        g.target(ceiling('rdma'), '{{instance}} → {{target}} {{direction}} RDMA ceiling'),
+      ],
+      'Bps', w=24, h=9,
+    ) + { fieldConfig+: { overrides+: [{
+      matcher: { id: 'byRegexp', options: '.*ceiling' },
+      properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }],
+    }] } },
+    g.table(
+      'NFS mounts: transport and transfer sizes',
+      'Each NFS mount: its server, transport (tcp or rdma), the rsize/wsize the kernel negotiated and, where collectors.nfs.requested_options_file names it, what the mount asked for. Negotiated below requested: FabricNfsTransferSizeCapped (NFS over RDMA caps both at its largest chunk).',
+      [
+        g.target('fabric_nfs_mount_rsize_bytes{%s}' % sel, instant=true, table=true),
+        g.target('fabric_nfs_mount_requested_rsize_bytes{%s}' % sel, instant=true, table=true),
+        g.target('fabric_nfs_mount_wsize_bytes{%s}' % sel, instant=true, table=true),
+        g.target('fabric_nfs_mount_requested_wsize_bytes{%s}' % sel, instant=true, table=true),
+        g.target('fabric_nfs_transport_connections{%s}' % sel, instant=true, table=true),
+      ],
+      'bytes',
+      g.joinTables({ Time: null, job: null, 'Value #A': 'rsize', 'Value #B': 'rsize asked', 'Value #C': 'wsize', 'Value #D': 'wsize asked', 'Value #E': 'connections' }),
+      w=24, h=7,
+    ) + g.fieldUnit('connections', 'short'),
+    g.timeseries(
+      'NFS payload per mount',
+      'READ (receive) and WRITE (send) payload per NFS mount, page-cache hits left out.',
+      [
+        g.target('rate(fabric_nfs_read_bytes_total{%s}[$__rate_interval])' % sel, '{{instance}} {{mountpoint}} read'),
+        g.target('rate(fabric_nfs_write_bytes_total{%s}[$__rate_interval])' % sel, '{{instance}} {{mountpoint}} write'),
+      ],
+      'Bps', w=8,
+    ),
+    g.timeseries(
+      'NFS mean RTT of READ and WRITE',
+      'Summed round-trip time over operations completed, per mount: a slow server or a congested path raises it; time queued before sending (requests waiting for a transport slot) is not in it.',
+      [g.target('rate(fabric_nfs_rpc_rtt_seconds_total{%(s)s, operation=~"READ|WRITE"}[$__rate_interval]) / rate(fabric_nfs_rpc_operations_total{%(s)s, operation=~"READ|WRITE"}[$__rate_interval])' % { s: sel }, '{{instance}} {{mountpoint}} {{operation}}')],
+      's', w=8,
+    ),
+    g.timeseries(
+      'NVMe over Fabrics per controller',
+      'Bytes read and written through each NVMe-oF controller (its namespaces), by target and transport.',
+      [
+        g.target('rate(fabric_nvmeof_read_bytes_total{%s}[$__rate_interval])' % sel, '{{instance}} {{controller}} {{target}} {{transport}} read'),
+        g.target('rate(fabric_nvmeof_write_bytes_total{%s}[$__rate_interval])' % sel, '{{instance}} {{controller}} {{target}} {{transport}} write'),
+      ],
+      'Bps', w=8,
     ),
   ],
   extraVariables=[appVar],

@@ -2,6 +2,8 @@
 
 #include "exporter/collectors/flows_collector.h"
 #include "exporter/collectors/netdev_collector.h"
+#include "exporter/collectors/nfs_collector.h"
+#include "exporter/collectors/nvmeof_collector.h"
 #include "exporter/collectors/pcie_collector.h"
 #include "exporter/collectors/rdma_collector.h"
 #include "exporter/collectors/sockbuf_collector.h"
@@ -27,11 +29,23 @@ const std::vector<CollectorSpec>& CollectorTable() {
        &MakeNetdevCollector,
        {"device_include", "device_exclude", "queue_stats", "driver_stats_include",
         "ethtool_source"}},
+      {"nfs",
+       true,
+       "NFS client transfers per mount: transport (tcp, rdma), negotiated and requested "
+       "rsize/wsize, bytes, per-operation RPCs, retransmissions, RTT (/proc/self/mountstats)",
+       {"requested_options_file"},
+       &MakeNfsCollector},
       {"rdma",
        true,
        "RDMA port state, rate, port and hw counters (/sys/class/infiniband)",
        {},
        &MakeRdmaCollector},
+      {"nvmeof",
+       true,
+       "NVMe over Fabrics controllers: transport (rdma, tcp, fc), target, state, bytes and "
+       "I/Os of their namespaces (/sys/class/nvme)",
+       {},
+       &MakeNvmeofCollector},
       {"pcie",
        true,
        "PCIe link speed/width/bandwidth of NICs, GPUs, NVMe and every port to the root, "

@@ -8,9 +8,14 @@
 namespace fabric::ladder {
 namespace {
 
-constexpr std::array<std::string_view, 14> kFactFamilies = {
+constexpr std::array<std::string_view, 19> kFactFamilies = {
     "fabric_flows_goodput_bytes_per_second",
     "fabric_netdev_speed_bytes",
+    "fabric_nfs_mount_info",
+    "fabric_nfs_mount_requested_rsize_bytes",
+    "fabric_nfs_mount_requested_wsize_bytes",
+    "fabric_nfs_mount_rsize_bytes",
+    "fabric_nfs_mount_wsize_bytes",
     "fabric_pcie_link_current_width_lanes",
     "fabric_pcie_link_max_width_lanes",
     "fabric_pcie_netdev_info",
@@ -133,6 +138,24 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
       if (name == peer_names.end() || Label(m, "application") == "fabric_probe") continue;
       const char* direction = Label(m, "limiter") == "remote_sender" ? "receive" : "send";
       facts.transfers[name->second][direction] += ValueOf(m);
+    }
+  }
+  // NFS mounts whose server is a fleet peer, with their transfer sizes (by mount point).
+  if (const MetricFamily* mounts = FamilyNamed(families, "fabric_nfs_mount_info")) {
+    for (const auto& m : mounts->metric) {
+      const std::string peer = Label(m, "peer");
+      if (peer.empty()) continue;
+      NfsMountFact fact;
+      fact.mount_point = Label(m, "mountpoint");
+      fact.transport = Label(m, "transport");
+      auto size = [&](const char* family) {
+        return Lookup(families, family, "mountpoint", fact.mount_point);
+      };
+      fact.rsize = size("fabric_nfs_mount_rsize_bytes");
+      fact.wsize = size("fabric_nfs_mount_wsize_bytes");
+      fact.requested_rsize = size("fabric_nfs_mount_requested_rsize_bytes");
+      fact.requested_wsize = size("fabric_nfs_mount_requested_wsize_bytes");
+      facts.nfs_mounts[peer].push_back(std::move(fact));
     }
   }
   return facts;

@@ -251,6 +251,34 @@ std::string Bytes(double bytes) {
   return Printf("%.0f KiB", bytes / 1024);
 }
 
+// The NFS mounts on this peer: a fact, not a measured layer (the nfs collector exports byte
+// counters; their rates are the rules' and the transfers dashboard's). Names the transport and a
+// negotiated rsize/wsize below what the mount asked for, as FabricNfsTransferSizeCapped does.
+Layer NfsLayer(const std::vector<NfsMountFact>& mounts) {
+  Layer layer;
+  layer.id = "nfs";
+  layer.title = "NFS client";
+  layer.ceiling = false;
+  for (const NfsMountFact& m : mounts) {
+    std::string words = m.mount_point + " over " + m.transport;
+    std::string capped;
+    auto size = [&](const char* name, const std::optional<double>& got,
+                    const std::optional<double>& asked) {
+      if (!got) return;
+      words += std::string(", ") + name + " " + Bytes(*got);
+      if (asked && *got < *asked) {
+        capped += (capped.empty() ? "" : ", ") + std::string(name) + " " + Bytes(*got) +
+                  " below the " + Bytes(*asked) + " asked";
+      }
+    };
+    size("rsize", m.rsize, m.requested_rsize);
+    size("wsize", m.wsize, m.requested_wsize);
+    if (!capped.empty()) words += " (capped: " + capped + ")";
+    layer.status += (layer.status.empty() ? "" : "; ") + words;
+  }
+  return layer;
+}
+
 // Each shape is named on the evidence of the alert that names it (the table in
 // docs/probes/scheduled.md#the-ladder-page): a verdict alone is shown on its layer, not as a
 // shape, where the rules judge the shape by other numbers.
@@ -528,6 +556,9 @@ Ladder BuildLadder(const LadderInput& input) {
                                                               : "no bulk flow to this peer now";
   }
   ladder.layers.push_back(transfers);
+  if (auto it = input.facts.nfs_mounts.find(input.peer); it != input.facts.nfs_mounts.end()) {
+    ladder.layers.push_back(NfsLayer(it->second));
+  }
 
   // Bars are fractions of line rate when it is known, else of the best measured layer.
   double best = 0;

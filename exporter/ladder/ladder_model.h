@@ -14,6 +14,17 @@
 
 namespace fabric::ladder {
 
+// An NFS mount of this node on a fleet peer (the nfs collector): its transport and the
+// transfer sizes negotiated and, where the config names it, asked for. Bytes.
+struct NfsMountFact {
+  std::string mount_point;
+  std::string transport;  // "tcp", "rdma", ...
+  std::optional<double> rsize;
+  std::optional<double> wsize;
+  std::optional<double> requested_rsize;
+  std::optional<double> requested_wsize;
+};
+
 // What the node's collectors know, independent of any probe.
 struct PassiveFacts {
   std::string interface;               // The fabric interface; empty when unknown.
@@ -32,6 +43,8 @@ struct PassiveFacts {
   // The socket-buffer maxima by sysctl name (net.core.rmem_max, net.core.wmem_max,
   // net.ipv4.tcp_rmem, net.ipv4.tcp_wmem: the largest buffer each lets a socket have), bytes.
   std::map<std::string, double> socket_buffer_max;
+  // NFS mounts by the fleet peer their server is (fabric_nfs_mount_info{peer}).
+  std::map<std::string, std::vector<NfsMountFact>> nfs_mounts;
 };
 
 struct LadderInput {
@@ -50,7 +63,8 @@ struct LadderInput {
 
 struct Layer {
   std::string id;     // line, pcie, rdma, tcp_multi, tcp_single, storage_read, storage_write,
-                      // transfers: the `layer` label of the recording rules.
+                      // transfers: the `layer` label of the recording rules; nfs (shown
+                      // only for a peer this node mounts): no recording rule, a fact.
   std::string title;  // "NIC line rate", "N-stream TCP", ...
   // Counts for the binding layer. 1-stream TCP is what one stream moved in the probe's mode
   // (the detail names it) and real transfers are usage, not capacity, as in the recording rules.

@@ -23,11 +23,13 @@
 #include "active-probes/probe/probe.h"
 #include "common/clock.h"
 #include "common/flags.h"
+#include "common/json.h"
 #include "common/log.h"
 #include "common/read/sysroot.h"
 #include "common/stop_token.h"
 #include "common/thread_name.h"
 #include "exporter/collectors/collector_table.h"
+#include "exporter/config/fleet.h"
 #include "exporter/ladder/ladder_facts.h"
 #include "exporter/ladder/ladder_text.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
@@ -53,6 +55,10 @@ constexpr char kHelp[] =
     "exporter's state-file format, as probes.recording replays it) of the peer --peer names,\n"
     "with the interface, PCIe and socket-buffer facts read under --path.procfs and\n"
     "--path.sysfs, so a recording reads the same here as on the exporter's page.\n"
+    "\n"
+    "NFS mounts whose server is the --peer name or host are shown as the NFS client layer with\n"
+    "their transport and rsize/wsize; with --nfs-requested-options FILE (fstab format, as the\n"
+    "exporter's collectors.nfs.requested_options_file) a size below what was asked is named.\n"
     "\n"
     "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
     "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
@@ -149,15 +155,33 @@ std::string Outcome(const ResultStore& store, Rung rung) {
   return failure.empty() ? "no result" : "failed (" + failure + ")";
 }
 
-// The interface, PCIe and socket-buffer facts of this host (or of the trees under `root`), from
-// the exporter's own netdev, pcie and sockbuf collectors, so they agree with what it publishes.
-ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface) {
-  MetricSink sink;
+// The interface, PCIe, socket-buffer and NFS facts of this host (or of the trees under `root`),
+// from the exporter's own netdev, pcie, sockbuf and nfs collectors, so they agree with what it
+// publishes. `peer` (a name or HOST[:PORT]) stands for the fleet: an NFS mount whose server is
+// that name or host is a mount on the path; `nfs_requested` is the nfs collector's
+// requested_options_file (empty: none).
+ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface,
+                               const std::string& peer, const std::string& nfs_requested) {
+  std::string host = peer;
+  if (!host.empty() && host.front() == '[') {
+    host = host.substr(1, host.find(']') - 1);
+  } else if (std::count(host.begin(), host.end(), ':') == 1) {
+    host = host.substr(0, host.find(':'));
+  }
+  Fleet fleet;
+  fleet.nodes.push_back(FleetNode{peer, host, "", 0});
   ConfigNode empty;
+  ConfigNode nfs = ConfigNode::LoadString(
+      nfs_requested.empty() ? "{}" : "{requested_options_file: " + JsonString(nfs_requested) + "}",
+      "--nfs-requested-options");
+  MetricSink sink;
   for (const auto& spec : CollectorTable()) {
-    if (spec.name != "netdev" && spec.name != "pcie" && spec.name != "sockbuf") continue;
+    if (spec.name != "netdev" && spec.name != "pcie" && spec.name != "sockbuf" &&
+        spec.name != "nfs") {
+      continue;
+    }
     MetricSink own;
-    auto collector = spec.factory({root, empty});
+    auto collector = spec.factory({root, spec.name == "nfs" ? nfs : empty, &fleet});
     if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
   }
   return ladder::FactsFromFamilies(sink.TakeSorted(), interface, {});
@@ -213,7 +237,7 @@ int ReplayLadder(const FlagSet& flags) {
   input.now_seconds = SystemClock().WallSeconds();
   const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
-  input.facts = HostFacts(root, interface);
+  input.facts = HostFacts(root, interface, input.peer, flags.GetString("nfs-requested-options"));
   input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
   ladder::Ladder result = ladder::BuildLadder(input);
   PrintLadder(result, flags.GetBool("json"));
@@ -256,6 +280,8 @@ int RunLadderCommand(int argc, char** argv) {
                   std::string(SysRoot::kDefaultProcfs));
   flags.AddString("path.sysfs", "DIR", "sysfs mount point for the host facts",
                   std::string(SysRoot::kDefaultSysfs));
+  flags.AddString("nfs-requested-options", "FILE",
+                  "fstab-format file naming what each NFS mount asked for (rsize, wsize)", "");
   flags.AddBool("help", "Show this help", false);
   const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -381,8 +407,8 @@ int RunLadderCommand(int argc, char** argv) {
   input.now_seconds = clock.WallSeconds();
   const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
-  input.facts =
-      HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")), interface);
+  input.facts = HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")),
+                          interface, input.peer, flags.GetString("nfs-requested-options"));
   // A rung without a result was either not asked for or cut short (an interrupted run records
   // nothing, so that it cannot pass for a measurement).
   const bool has_storage = !storage.directory.empty();

@@ -112,5 +112,13 @@
     // Regression and drift alerts: their windows (regressionRuns, changeShownFor) already
     // hold the evidence, so they fire when it is there.
     driftFor: '0m',
+
+    // Storage transfers that are no TCP socket (NFS, NVMe over Fabrics; issue 43): rates over
+    // this window, judged while at least transferMinBytesPerSecond moves, against the
+    // uncontended RDMA rung of the same path. The field's NFS-over-RDMA writes ran at
+    // 14.5 GB/s on a path where RDMA WRITE proved 24.4 GB/s (59%).
+    storageTransferRateWindow: '5m',
+    storageRdmaRatio: 0.6,
+    storageTransferFor: '30m',
   },
 }

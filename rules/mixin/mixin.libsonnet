@@ -10,4 +10,5 @@
 (import 'link_health.libsonnet') +
 (import 'path_mesh.libsonnet') +
 (import 'peers.libsonnet') +
+(import 'storage_transfers.libsonnet') +
 (import 'shapes.libsonnet')

@@ -59,6 +59,9 @@ local table = {
   // The facts to check first under it: a NIC whose receive path differs
   // from its peers' (peers.libsonnet).
   FabricReceivePathDiffersFromPeers: '15',
+  FabricNfsTransferSizeCapped: '16',
+  FabricNfsOverTcpWithRdmaRung: '16',
+  FabricStorageTransfersBelowRdma: null,
   // The instrument.
   FabricProbeStale: 'instrument',
   FabricProbeNeverRan: 'instrument',
@@ -110,6 +113,7 @@ local table = {
     '13': 'paths that are not the fabric path (route, MTU, jumbo frames)',
     '14': 'PCIe paths narrower than the NIC',
     '15': 'receive paths that push back (TX pause)',
+    '16': 'storage protocols capped below the RDMA rung (NFS transfer size, transport)',
     instrument: 'the instrument itself (probes or exporters failing)',
   },
   _shapeOf:: table,

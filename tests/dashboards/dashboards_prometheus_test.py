@@ -5,7 +5,9 @@ Three real fabric_exporter processes (node-a, node-b, node-c of one fleet) run
 in two racks and two planes, on a fixture tree built from the committed ones
 (fabric_testlib.fixture_fleet: sysfs of tests/fixtures/pcie-healthy with the
 NIC attributes and recorded ethtool statistics of tests/fixtures/nics, procfs
-of tests/fixtures/h200: softnet, TCP, socket-buffer sysctls). Each replays
+of tests/fixtures/h200: softnet, TCP, socket-buffer sysctls; with the NFS mounts and NVMe-oF
+controllers of tests/fixtures/nfs-rdma, their servers and targets renamed to node-b over RDMA
+and node-c over TCP). Each replays
 the nics tree's recorded probe results (probes.recording) with the targets
 renamed so each node probes the other two; node-b also replays the h200 flows recording, its
 peers' addresses being that recording's. A real Prometheus (Debian's) scrapes
@@ -49,10 +51,43 @@ def recording(tmp, node):
     return write_recording(tmp, node, state)
 
 
+# The nfs-rdma tree's NFS servers and NVMe-oF targets as fleet nodes.
+STORAGE_RENAMES = (('storage1:/backup', 'node-b:/backup'), ('10.10.0.21:/scratch', '192.0.2.23:/scratch'),
+                   ('traddr=10.10.0.20', 'traddr=' + NODES['node-b']['address']),
+                   ('traddr=10.10.0.21', 'traddr=' + NODES['node-c']['address']))
+
+
+def renamed_copy(src, dst):
+    with open(src) as f:
+        text = f.read()
+    for old, new in STORAGE_RENAMES:
+        text = text.replace(old, new)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with open(dst, 'w') as f:
+        f.write(text)
+
+
+def add_storage_clients(tmp, sys_dir):
+    """h200's procfs with nfs-rdma's mountstats, nfs-rdma's NVMe-oF controllers in sys_dir
+    and its fstab, each renamed to the fleet; the procfs path."""
+    src = os.path.join(FIXTURES, 'nfs-rdma')
+    procfs = os.path.join(tmp, 'proc')
+    shutil.copytree(os.path.join(FIXTURES, 'h200', 'proc'), procfs)
+    renamed_copy(os.path.join(src, 'proc', 'self', 'mountstats'), os.path.join(procfs, 'self', 'mountstats'))
+    renamed_copy(os.path.join(src, 'fstab'), os.path.join(tmp, 'fstab'))
+    ctl = os.path.join('devices', 'virtual', 'nvme-fabrics', 'ctl')
+    shutil.copytree(os.path.join(src, 'sys', ctl), os.path.join(sys_dir, ctl))
+    for name in os.listdir(os.path.join(sys_dir, ctl)):
+        renamed_copy(os.path.join(src, 'sys', ctl, name, 'address'), os.path.join(sys_dir, ctl, name, 'address'))
+        os.makedirs(os.path.join(sys_dir, 'class', 'nvme'), exist_ok=True)
+        os.symlink(os.path.join('..', '..', ctl, name), os.path.join(sys_dir, 'class', 'nvme', name))
+    return procfs
+
+
 def config(tmp, node):
-    flows = ''
+    flows = f'  nfs:\n    requested_options_file: {os.path.join(tmp, "fstab")}\n'
     if node == 'node-b':
-        flows = (f'  flows:\n    interfaces: [eth0]\n'
+        flows += (f'  flows:\n    interfaces: [eth0]\n'
                  f'    recording: {os.path.join(FIXTURES, "h200", "flows.rec")}\n')
     return exporter_config(tmp, node, NODES, recording(tmp, node), flows)
 
@@ -129,7 +164,7 @@ def main():
     exporters, prom = [], None
     try:
         sys_dir = build_tree(tmp)
-        procfs = os.path.join(FIXTURES, 'h200', 'proc')
+        procfs = add_storage_clients(tmp, sys_dir)
         for node in NODES:
             e = Exporter('--path.procfs=' + procfs, '--path.sysfs=' + sys_dir,
                          '--config.file=' + config(tmp, node))

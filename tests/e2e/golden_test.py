@@ -17,6 +17,7 @@ GOLDEN_DIR = os.path.join(SOURCE_DIR, "tests", "golden")
 # Every tree here has a golden file, and every golden file a tree here.
 GOLDEN_TREES = [
     "h200",
+    "nfs-rdma",
     "nics",
     "pcie-downtrained-x8",
     "pcie-gen5-in-gen4",

@@ -144,6 +144,33 @@ class EioTest(unittest.TestCase):
                   'fabric_pcie_path_hops{address="0000:00:06.0"}'])
 
 
+class StorageClientEioTest(unittest.TestCase):
+    """The same faults on the NFS and NVMe-oF client tree (tests/fixtures/nfs-rdma): an
+    unreadable mountstats fails the nfs collector alone; an unreadable namespace stat drops
+    only that NVMe-oF controller's byte counters."""
+    break_file = EioTest.break_file
+    assert_fails_alone = EioTest.assert_fails_alone
+    assert_only_the_device_fails = EioTest.assert_only_the_device_fails
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="fx-eio-")
+        self.root = copy_fixture(self.tmp.name, "nfs-rdma")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_mountstats_read_eio(self):
+        self.break_file("proc/self/mountstats")
+        self.assert_fails_alone("nfs", "proc/self/mountstats")
+
+    def test_nvme_namespace_stat_read_eio(self):
+        self.break_file("sys/devices/virtual/nvme-fabrics/ctl/nvme1/nvme1c1n1/stat")
+        self.assert_only_the_device_fails(
+            "nvmeof", "nvme1", "namespace_stat", "nvme1/nvme1c1n1/stat",
+            kept=['fabric_nvmeof_controller_live{controller="nvme1",target="10.10.0.20",'
+                  'transport="rdma"}'])
+
+
 class PciDeviceVanishesTest(unittest.TestCase):
     """A switch downstream port and the NIC behind it are removed and put back
     (all at once by rename, and file by file by rmtree/copytree, so scrapes

@@ -1,11 +1,13 @@
 // procfs parsers: softnet_stat, snmp/netstat, sysctl values, mountinfo,
-// /proc/stat and CPU lists. Results are walked so a parser that returned
+// /proc/stat, CPU lists, mountstats and fstab. Results are walked so a parser that returned
 // garbage (dangling views, bad sizes) shows up under ASan.
 #include <cstddef>
 #include <cstdint>
 
 #include "common/parse/cpu_list_parse.h"
+#include "common/parse/fstab_parse.h"
 #include "common/parse/mountinfo_parse.h"
+#include "common/parse/mountstats_parse.h"
 #include "common/parse/proc_stat_parse.h"
 #include "common/parse/snmp_parse.h"
 #include "common/parse/softnet_parse.h"
@@ -13,7 +15,7 @@
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto in = fabric::fuzz::Split(data, size, 7);
+  auto in = fabric::fuzz::Split(data, size, 9);
   switch (in.selector) {
     case 0: {
       auto r = fabric::ParseSoftnetStat(in.text, "softnet_stat");
@@ -52,6 +54,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 6:
       (void)fabric::ParseCpuList(in.text);
       break;
+    case 7: {
+      auto r = fabric::ParseMountStats(in.text, "mountstats");
+      if (r.ok()) {
+        uint64_t sum = 0;
+        for (const auto& m : *r) {
+          (void)m.Option("rsize");
+          for (const auto& t : m.transports) sum += t.sends + (t.rdma ? t.rdma->read_chunks : 0);
+          for (const auto& op : m.operations) sum += op.rtt_ms + op.name.size();
+        }
+        (void)sum;
+      }
+      break;
+    }
+    case 8: {
+      auto r = fabric::ParseFstab(in.text, "fstab");
+      if (r.ok()) {
+        for (const auto& e : *r) (void)fabric::FindMountOption(e.options, "wsize");
+      }
+      break;
+    }
   }
   return 0;
 }

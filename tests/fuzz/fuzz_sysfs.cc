@@ -1,10 +1,13 @@
 // sysfs value parsers: InfiniBand port state and rate, PCIe link speed/width, ids, addresses, AER
-// counters, the Express capability decoder, and the number parsers underneath them all.
+// counters, the Express capability decoder, block stat files, NVMe-oF addresses, and the number
+// parsers underneath them all.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "common/parse/block_stat_parse.h"
+#include "common/parse/nvme_address_parse.h"
 #include "common/parse/pcie_regs.h"
 #include "common/parse/pcie_sysfs_parse.h"
 #include "common/parse/sysfs_values.h"
@@ -12,7 +15,7 @@
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto in = fabric::fuzz::Split(data, size, 8);
+  auto in = fabric::fuzz::Split(data, size, 10);
   switch (in.selector) {
     case 0:
       (void)fabric::ParseIbState(in.text, "state");
@@ -60,6 +63,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)fabric::TrimSpace(in.text);
       (void)fabric::Quote(in.text);
       break;
+    case 8: {
+      auto r = fabric::ParseBlockStat(in.text, "stat");
+      if (r.ok()) (void)(r->read_sectors + r->write_sectors);
+      break;
+    }
+    case 9: {
+      auto r = fabric::ParseNvmeAddress(in.text, "address");
+      if (r.ok()) (void)(r->traddr.size() + r->trsvcid.size());
+      break;
+    }
   }
   return 0;
 }

@@ -57,6 +57,10 @@ def procfs():
           "cpu1 3312 76 294 1870 12 11 0 0 0 0\nintr 1462898\nctxt 2055\n", 5)
     for cpus in ("0-3,8-11", "0", "0-63", "1,3,5-7\n"):
         c.add(cpus, 6)
+    for f in files("*/proc/self/mountstats"):
+        c.add(f.read_bytes(), 7)
+    for f in files("*/fstab"):
+        c.add(f.read_bytes(), 8)
 
 
 def sysfs():
@@ -77,6 +81,10 @@ def sysfs():
     for text in ("18446744073709551615", "-9223372036854775808", "1.5e3", "0x1f"):
         c.add(text, 6)
     c.add("a  b\tc\nd\n", 7)
+    for f in files("**/nvme*n1/stat", 4):
+        c.add(f.read_bytes(), 8)
+    for f in files("**/nvme-fabrics/ctl/*/address", 4):
+        c.add(f.read_bytes(), 9)
 
 
 def ethtool():

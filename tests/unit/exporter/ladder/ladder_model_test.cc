@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "exporter/ladder/ladder_text.h"
 #include "exporter/ladder/node_ladders.h"
@@ -423,6 +424,37 @@ TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
   EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 2.0e9);
   EXPECT_EQ(LayerOf(l, "transfers").detail,
             "receive 16.0 Gbit/s, send 8.0 Gbit/s (bulk flows now)");
+}
+
+// The NFS mounts on the peer: a layer only where there are some, naming the transport and a
+// negotiated rsize/wsize below what the mount asked for (FabricNfsTransferSizeCapped).
+TEST(LadderModel, NfsMountOnThePeerNamesItsTransportAndTheSizeCap) {
+  LadderInput in = HealthyPath();
+  auto nfs = [](const Ladder& l) {
+    auto it = std::find_if(l.layers.begin(), l.layers.end(),
+                           [](const Layer& layer) { return layer.id == "nfs"; });
+    return it == l.layers.end() ? std::optional<Layer>() : std::optional<Layer>(*it);
+  };
+  EXPECT_FALSE(nfs(BuildLadder(in)).has_value());
+  in.facts.nfs_mounts["node-c"] = {{"/mnt/other", "tcp", 1048576.0, 1048576.0, {}, {}}};
+  EXPECT_FALSE(nfs(BuildLadder(in)).has_value());  // Another peer's mount.
+  in.facts.nfs_mounts["node-b"] = {
+      {"/mnt/backup", "rdma", 1048576.0, 1048576.0, 4194304.0, 4194304.0}};
+  auto layer = nfs(BuildLadder(in));
+  ASSERT_TRUE(layer.has_value());
+  EXPECT_FALSE(layer->ceiling);
+  EXPECT_FALSE(layer->bytes_per_second.has_value());
+  EXPECT_EQ(layer->status,
+            "/mnt/backup over rdma, rsize 1.0 MiB, wsize 1.0 MiB (capped: rsize 1.0 MiB below the "
+            "4.0 MiB asked, wsize 1.0 MiB below the 4.0 MiB asked)");
+  // What it asked for: no cap named. The binding layer is the same as without the mount.
+  in.facts.nfs_mounts["node-b"][0].requested_rsize = 1048576.0;
+  in.facts.nfs_mounts["node-b"][0].requested_wsize = {};
+  layer = nfs(BuildLadder(in));
+  ASSERT_TRUE(layer.has_value());
+  EXPECT_EQ(layer->status, "/mnt/backup over rdma, rsize 1.0 MiB, wsize 1.0 MiB");
+  LadderInput without = HealthyPath();
+  EXPECT_EQ(BuildLadder(in).binding_text, BuildLadder(without).binding_text);
 }
 
 }  // namespace
