@@ -1,19 +1,20 @@
 // procfs parsers: softnet_stat, snmp/netstat, sysctl values, mountinfo,
-// /proc/stat and CPU lists. Results are walked so a parser that returned
-// garbage (dangling views, bad sizes) shows up under ASan.
+// /proc/stat, CPU lists and a process's stat and limits. Results are walked so a parser that
+// returned garbage (dangling views, bad sizes) shows up under ASan.
 #include <cstddef>
 #include <cstdint>
 
 #include "common/parse/cpu_list_parse.h"
 #include "common/parse/mountinfo_parse.h"
 #include "common/parse/proc_stat_parse.h"
+#include "common/parse/process_stat_parse.h"
 #include "common/parse/snmp_parse.h"
 #include "common/parse/softnet_parse.h"
 #include "common/parse/sysctl_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto in = fabric::fuzz::Split(data, size, 7);
+  auto in = fabric::fuzz::Split(data, size, 10);
   switch (in.selector) {
     case 0: {
       auto r = fabric::ParseSoftnetStat(in.text, "softnet_stat");
@@ -51,6 +52,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 6:
       (void)fabric::ParseCpuList(in.text);
+      break;
+    case 7:
+      (void)fabric::ParseProcessStat(in.text);
+      break;
+    case 8:
+      (void)fabric::ParseBootTime(in.text);
+      break;
+    case 9:
+      (void)fabric::ParseMaxOpenFiles(in.text);
       break;
   }
   return 0;

@@ -57,6 +57,11 @@ def procfs():
           "cpu1 3312 76 294 1870 12 11 0 0 0 0\nintr 1462898\nctxt 2055\n", 5)
     for cpus in ("0-3,8-11", "0", "0-63", "1,3,5-7\n"):
         c.add(cpus, 6)
+    c.add("4242 (fabric ex)porter) S 1 4242 4242 0 -1 4194560 2719 0 0 0 37 12 0 0 20 0 9 0 "
+          "123456 567894016 3072 18446744073709551615 1 1 0 0 0 0 0 4096 17991 0 0\n", 7)
+    c.add("cpu  1 2 3 4 5 6 7 8\nintr 1\nbtime 1765065600\nprocesses 7\n", 8)
+    c.add("Limit                     Soft Limit           Hard Limit           Units     \n"
+          "Max open files            1048576              1048576              files     \n", 9)
 
 
 def sysfs():
