@@ -6,6 +6,8 @@
 // nothing a kind did not declare.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -28,6 +30,10 @@ struct ProbeContext {
   const SysRoot& root;
   StopToken stop;
   fabric::Clock& clock;
+  // The bytes this node's probe traffic moved (TCP data streams, warm-up
+  // included), added as each stream ends: the exporter publishes what probing
+  // costs the node. Null counts nowhere.
+  std::atomic<uint64_t>* moved_bytes = nullptr;
 };
 
 // One record's worth of a successful run: a direction of a TCP run, the

@@ -206,7 +206,8 @@ void Responder::Dispatch(Pending p) {
     const auto start = SteadyClock::now();
     Session::Outcome outcome = session->Run();
     if (options_.on_session_end) {
-      options_.on_session_end(std::chrono::duration<double>(SteadyClock::now() - start).count());
+      options_.on_session_end(std::chrono::duration<double>(SteadyClock::now() - start).count(),
+                              session->moved_bytes());
     }
     std::lock_guard<std::mutex> guard(mu_);
     switch (outcome) {

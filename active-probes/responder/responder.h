@@ -45,9 +45,10 @@ struct ResponderOptions {
   SysRoot root;
   // Probe kinds other than TCP, by request verb (see session_kind.h).
   SessionKinds kinds;
-  // Called on the session thread after each session with its wall time (the
-  // exporter counts the time it served against its probe budget).
-  std::function<void(double seconds)> on_session_end;
+  // Called on the session thread after each session with its wall time and the
+  // bytes its TCP data streams moved (the exporter counts the time it served
+  // against its probe budget and publishes both).
+  std::function<void(double seconds, uint64_t bytes)> on_session_end;
 };
 
 struct ResponderCounters {

@@ -189,6 +189,7 @@ Session::Outcome Session::Run() {
     send.push_back(spec.send);
     specs.push_back(std::move(spec));
   }
+  streams.CountInto(&moved_bytes_);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Reject("streams-failed");
   std::string iface = InterfaceForAddress(LocalAddress(control_.fd()));
   const int64_t mtu_start = ReadInterfaceMtu(options_.root, iface);

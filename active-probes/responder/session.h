@@ -4,7 +4,9 @@
 // closed control connection aborts it and frees the responder for the next.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -39,6 +41,9 @@ class Session {
   void Close() { control_.handle().Reset(); }
   // Milliseconds until this session's own deadline, for BUSY's retry hint.
   uint64_t RemainingMs() const;
+  // Bytes the session's TCP data streams moved (both directions, warm-up
+  // included); complete once Run() has returned.
+  uint64_t moved_bytes() const { return moved_bytes_.load(std::memory_order_relaxed); }
 
  private:
   Outcome Fail(const std::string& why);
@@ -58,6 +63,7 @@ class Session {
   bool accepting_data_ = false;
   bool aborted_ = false;
   std::string abort_reason_;
+  std::atomic<uint64_t> moved_bytes_{0};
   SteadyClock::time_point deadline_;
 };
 

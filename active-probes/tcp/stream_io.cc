@@ -205,6 +205,9 @@ void StreamSet::Run(Worker& w) {
     RunReceiver(w);
   }
   w.counters.cpu_seconds_at_exit.store(ThreadCpuSeconds(pthread_self()), std::memory_order_relaxed);
+  if (total_ != nullptr) {
+    total_->fetch_add(w.counters.bytes.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
   w.counters.done.store(true, std::memory_order_release);
 }
 

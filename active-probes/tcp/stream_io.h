@@ -100,6 +100,9 @@ class StreamSet {
   StreamSet(const StreamSet&) = delete;
   StreamSet& operator=(const StreamSet&) = delete;
 
+  // Adds each stream's bytes to `total` when its thread ends (the node's probe
+  // traffic, warm-up included); call before Start. Null counts nowhere.
+  void CountInto(std::atomic<uint64_t>* total) { total_ = total; }
   // Starts one thread per spec; fails if zerocopy or the unsent limit cannot be
   // set on a sending stream.
   Status Start(std::vector<StreamSpec> specs);
@@ -132,6 +135,7 @@ class StreamSet {
   size_t recv_block_;
   uint32_t unsent_limit_;
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t>* total_ = nullptr;
   std::vector<std::unique_ptr<Worker>> workers_;
   bool joined_ = false;
 };

@@ -202,6 +202,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
                          (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
   }
   StreamSet streams(*payload, o.mode, 0, o.recv_block, unsent_limit);
+  streams.CountInto(ctx.moved_bytes);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
 
   // Returning destroys the StreamSet, which shuts its sockets and joins.

@@ -17,6 +17,7 @@
 #include "common/read/open_file_cache.h"
 #include "exporter/app/options.h"
 #include "exporter/collectors/collector_table.h"
+#include "exporter/collectors/process_collector.h"
 #include "exporter/http/web_config.h"
 #include "exporter/http/web_server.h"
 #include "exporter/ladder/ladder_facts.h"
@@ -188,6 +189,8 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
+  // The exporter's own cost, whatever --path.procfs says: its subject is this process.
+  collectors.push_back({"process", MakeProcessCollector(SysRoot())});
   // The active side runs when the config names a fleet.
   std::unique_ptr<ProbeRuntime> probes;
   if (options.fleet) {

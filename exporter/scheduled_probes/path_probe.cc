@@ -54,7 +54,10 @@ Result<std::vector<probe::Measurement>> PathProbe::Run(const probe::ProbeContext
   const int path_mtu = ExpectedPathMtu(self_, peer_);
   std::optional<Result<bool>> echo;
   if (path_mtu > 0) {
-    echo = JumboEcho(peer_.address, path_mtu, echo_timeout_, context.stop);
+    for (int attempt = 0; attempt < kJumboEchoAttempts; ++attempt) {
+      echo = JumboEcho(peer_.address, path_mtu, echo_timeout_, context.stop);
+      if (!echo->ok() || **echo) break;
+    }
     if (!echo->ok() && echo->error().code == ErrorCode::kInterrupted) {
       return Unexpected{echo->error()};
     }

@@ -21,6 +21,11 @@ const probe::ProbeDeclaration& PathProbeDeclaration();
 // The path MTU the jumbo check sends: the smaller of both ends' configured
 // MTU, or the one configured; 0 when neither is.
 int ExpectedPathMtu(const FleetNode& self, const FleetNode& peer);
+// Echoes the jumbo check sends before it calls the path failing: one echo lost
+// in a queue that a probe or a transfer fills is congestion, not an MTU that
+// drops every full-size frame (a loaded healthy fleet raised
+// FabricJumboFramesFailing on one lost echo).
+inline constexpr int kJumboEchoAttempts = 3;
 // The record of a route found (pure): `echo` is the jumbo check's answer,
 // nullopt when it did not run (no MTU configured).
 probe::Measurement PathMeasurement(const FleetNode& self, const RouteInfo& route, int path_mtu,
@@ -33,8 +38,9 @@ class PathProbe : public probe::Probe {
   probe::Rung rung() const override { return probe::Rung::kPath; }
   std::string target() const override { return peer_.name; }
   // A missing route fails (no_route); the route found with a jumbo check that
-  // could not run is a result with a note. The context's stop request cuts
-  // the echo's wait short (kInterrupted: nothing is recorded).
+  // could not run is a result with a note. The jumbo frames pass when any of
+  // kJumboEchoAttempts echoes comes back. The context's stop request cuts the
+  // echo's wait short (kInterrupted: nothing is recorded).
   Result<std::vector<probe::Measurement>> Run(const probe::ProbeContext& context) override;
 
  private:

@@ -5,9 +5,12 @@
 
 namespace fabric {
 
-void ProbeBudget::Spent(double end, double seconds) {
-  if (seconds <= 0) return;
+void ProbeBudget::Spent(double end, double seconds, ProbeRole role, uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ProbeSpending& total = role == ProbeRole::kRequester ? requester_ : responder_;
+  total.bytes += bytes;
+  if (seconds <= 0) return;
+  total.seconds += seconds;
   spent_.push_back({end - seconds, end});
   // The responder and the scheduler report from two threads: keep the order
   // of the ends so the pruning below stays a prefix.
@@ -39,6 +42,11 @@ double ProbeBudget::BusySeconds(double now) const {
     covered = std::max(covered, i.end);
   }
   return busy;
+}
+
+ProbeSpending ProbeBudget::Total(ProbeRole role) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return role == ProbeRole::kRequester ? requester_ : responder_;
 }
 
 bool ProbeBudget::Allows(double now, double seconds) const {

@@ -5,10 +5,20 @@
 // the wall time it is given, so tests drive it with a fake clock.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <mutex>
 
 namespace fabric {
+
+// Which end of a probe this node was.
+enum class ProbeRole { kRequester, kResponder };
+
+// What probing has cost this node in one role since it started.
+struct ProbeSpending {
+  double seconds = 0;
+  uint64_t bytes = 0;  // Bytes its TCP data streams moved.
+};
 
 class ProbeBudget {
  public:
@@ -19,9 +29,11 @@ class ProbeBudget {
 
   double ratio() const { return ratio_; }
   // A probe (run here, or served by this node's responder) that ended at Unix
-  // time `end` after `seconds`. Thread-safe: the responder reports from its
-  // session thread.
-  void Spent(double end, double seconds);
+  // time `end` after `seconds`, moving `bytes`. Thread-safe: the responder
+  // reports from its session thread.
+  void Spent(double end, double seconds, ProbeRole role, uint64_t bytes);
+  // Everything spent in `role` since start.
+  ProbeSpending Total(ProbeRole role) const;
   // Seconds of the window ending at `now` that probes occupied: the union of
   // the runs' parts inside the window (overlapping runs count once).
   double BusySeconds(double now) const;
@@ -38,6 +50,8 @@ class ProbeBudget {
   double ratio_;
   mutable std::mutex mutex_;
   std::deque<Interval> spent_;  // In order of their end.
+  ProbeSpending requester_;
+  ProbeSpending responder_;
 };
 
 }  // namespace fabric

@@ -25,6 +25,8 @@ constexpr std::string_view kSkipsTotal = "fabric_probe_skips_total";
 constexpr std::string_view kPeriod = "fabric_probe_period_seconds";
 constexpr std::string_view kBudget = "fabric_probe_budget_ratio";
 constexpr std::string_view kBusy = "fabric_probe_busy_ratio";
+constexpr std::string_view kSpentSeconds = "fabric_probe_spent_seconds_total";
+constexpr std::string_view kSpentBytes = "fabric_probe_spent_bytes_total";
 constexpr std::string_view kRackThroughput = "fabric_probe_rack_throughput_bytes_per_second";
 constexpr std::string_view kRackPaths = "fabric_probe_rack_paths";
 constexpr std::string_view kSuspect = "fabric_probe_suspect";
@@ -35,7 +37,7 @@ constexpr std::string_view kCleanThroughput = "fabric_probe_clean_throughput_byt
 constexpr std::string_view kCleanTimestamp = "fabric_probe_clean_timestamp_seconds";
 constexpr std::string_view kRecordFamilies[] = {
     kLastRun, kSuccess, kRunDuration, kInfo, kFailureInfo, kVerdict, kPeriod, kRunsTotal,
-    kSkipsTotal, kBudget, kBusy, kRackThroughput, kRackPaths, kSuspect,
+    kSkipsTotal, kBudget, kBusy, kRackThroughput, kRackPaths, kSuspect, kSpentSeconds, kSpentBytes,
     // The kept results.
     kUncontendedThroughput, kUncontendedTimestamp, kCleanThroughput, kCleanTimestamp};
 
@@ -195,6 +197,20 @@ class ProbeResultsCollector : public Collector {
                  "Share of the last hour this node spent on probes, as requester and as "
                  "responder.",
                  {}, b.busy_ratio);
+      const std::pair<const char*, ProbeSpending> roles[] = {{"requester", b.requester},
+                                                             {"responder", b.responder}};
+      for (const auto& [role, spent] : roles) {
+        sink.Counter(kSpentSeconds,
+                     "Wall time this node spent on probes in this role since it started: "
+                     "requester, the probes it ran (a round's rungs and comparison runs); "
+                     "responder, the sessions it served. increase(...[1h]) is the hour's cost.",
+                     {{"role", role}}, spent.seconds);
+        sink.Counter(kSpentBytes,
+                     "Bytes the TCP data streams of this node's probes moved in this role since "
+                     "it started, both directions, warm-up included (RDMA writes and storage "
+                     "I/O are not counted).",
+                     {{"role", role}}, static_cast<double>(spent.bytes));
+      }
     }
     AddRackSummaries(summaries, sink);
     if (policy.suspects) {

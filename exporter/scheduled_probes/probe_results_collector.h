@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "exporter/metrics/collector.h"
+#include "exporter/scheduled_probes/probe_budget.h"
 #include "exporter/scheduled_probes/result_store.h"
 #include "exporter/scheduled_probes/scheduler.h"
 
@@ -21,11 +22,13 @@ namespace fabric {
 // info and verdicts, the scheduler's counters), for the catalogue tooling reads.
 std::span<const std::string_view> ProbeRecordFamilies();
 
-// The probe budget as exported: the configured share of each hour and the
-// share the last hour spent.
+// The probe budget as exported: the configured share of each hour, the share
+// the last hour spent, and what probing cost this node in each role.
 struct BudgetState {
   double budget_ratio = 0;
   double busy_ratio = 0;
+  ProbeSpending requester;
+  ProbeSpending responder;
 };
 
 // `budget` may be empty (no budget series).

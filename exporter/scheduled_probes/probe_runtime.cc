@@ -43,14 +43,20 @@ std::vector<ComparisonRotation::Slot> StorageComparisonSlots() {
           {Rung::kStorageReadDepth1, Rung::kStorageWriteDepth1}};
 }
 
-// Keeps the wall time a task ran against the budget, however it returns.
+// Keeps the wall time a task ran, and the bytes its probes moved, against the
+// budget as the requester's, however it returns.
 class BudgetSpan {
  public:
-  BudgetSpan(ProbeBudget& budget, fabric::Clock& clock)
-      : budget_(budget), clock_(clock), start_(clock.WallSeconds()) {}
+  BudgetSpan(ProbeBudget& budget, fabric::Clock& clock, const std::atomic<uint64_t>& moved)
+      : budget_(budget),
+        clock_(clock),
+        moved_(moved),
+        start_(clock.WallSeconds()),
+        start_bytes_(moved.load(std::memory_order_relaxed)) {}
   ~BudgetSpan() {
     const double end = clock_.WallSeconds();
-    budget_.Spent(end, end - start_);
+    budget_.Spent(end, end - start_, ProbeRole::kRequester,
+                  moved_.load(std::memory_order_relaxed) - start_bytes_);
   }
   BudgetSpan(const BudgetSpan&) = delete;
   BudgetSpan& operator=(const BudgetSpan&) = delete;
@@ -58,7 +64,9 @@ class BudgetSpan {
  private:
   ProbeBudget& budget_;
   fabric::Clock& clock_;
+  const std::atomic<uint64_t>& moved_;
   double start_;
+  uint64_t start_bytes_;
 };
 
 }  // namespace
@@ -259,7 +267,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.probe = std::string(probe::RungLabel(Rung::kPath));
     task.target = peer.name;
     task.timing.interval = Seconds(settings_.path.interval_seconds);
-    task.timeout = Seconds(settings_.path.echo_timeout_seconds + 5);
+    task.timeout = Seconds(kJumboEchoAttempts * settings_.path.echo_timeout_seconds + 5);
     task.run = [this, self, peer](const CancelToken& token) {
       const ProbeOutcome outcome = CheckPath(self, peer, token);
       Persist();
@@ -333,7 +341,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       if (!settings_.loopback && (!planned || !planned->initiator)) return ProbeOutcome::kIdle;
       const FleetNode& peer = settings_.loopback ? loopback_peer : fleet_.nodes[planned->peer];
       const probe::ProbeContext context = Context(token);
-      BudgetSpan spent(budget_, clock_);
+      BudgetSpan spent(budget_, clock_, moved_bytes_);
       const double start = clock_.WallSeconds();
       // A single node's loopback ladder is whole at the first round.
       const uint64_t meeting =
@@ -405,7 +413,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     task.timeout =
         Seconds(8 * (settings_.storage.duration_seconds + settings_.storage.warmup_seconds) + 240);
     task.run = [this](const CancelToken& token) {
-      BudgetSpan spent(budget_, clock_);
+      BudgetSpan spent(budget_, clock_, moved_bytes_);
       ProbeOutcome outcome = RunStorageLadder(settings_.storage, Context(token), store_);
       if (!token.cancelled()) RunStorageComparison(token);
       Persist();
@@ -457,8 +465,8 @@ Status ProbeRuntime::Start() {
         static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
     options.root = root_;
     // Serving a peer's probe counts against this node's budget too.
-    options.on_session_end = [this](double seconds) {
-      budget_.Spent(clock_.WallSeconds(), seconds);
+    options.on_session_end = [this](double seconds, uint64_t bytes) {
+      budget_.Spent(clock_.WallSeconds(), seconds, ProbeRole::kResponder, bytes);
     };
     if (settings_.rdma.enabled) {
       probe::AddRdmaSessionKind(options, probe::DefaultRdmaBackend(),
@@ -497,7 +505,7 @@ std::optional<std::string> ProbeRuntime::FabricBusy() {
 }
 
 probe::ProbeContext ProbeRuntime::Context(const CancelToken& token) {
-  return probe::ProbeContext{root_, token.stop_token(), clock_};
+  return probe::ProbeContext{root_, token.stop_token(), clock_, &moved_bytes_};
 }
 
 void ProbeRuntime::Persist() {
@@ -619,7 +627,7 @@ ProbeOutcome ProbeRuntime::RunRetest(const FleetNode& self, const CancelToken& t
     log::Info("probe skipped", {{"probe", "tcp_multi/retest"}, {"reason", *busy}});
     return ProbeOutcome::kIdle;
   }
-  BudgetSpan spent(budget_, clock_);
+  BudgetSpan spent(budget_, clock_, moved_bytes_);
   const double start = clock_.WallSeconds();
   ProbeOutcome outcome =
       RunTcpRung(Rung::kTcpMulti, settings_.tcp, self, peer, Context(token), store_);
@@ -644,7 +652,9 @@ std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
         },
         [this] {
           SystemClock wall;
-          return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds())};
+          return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds()),
+                             budget_.Total(ProbeRole::kRequester),
+                             budget_.Total(ProbeRole::kResponder)};
         });
   }
   return MakeProbeResultsCollector(
@@ -653,7 +663,9 @@ std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
         // The budget and the time spent are this node's configuration and
         // activity: a replayed recording spends nothing.
         SystemClock wall;
-        return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds())};
+        return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds()),
+                           budget_.Total(ProbeRole::kRequester),
+                           budget_.Total(ProbeRole::kResponder)};
       });
 }
 

@@ -125,6 +125,8 @@ class ProbeRuntime {
   std::unique_ptr<probe::Responder> responder_;
   RealClock clock_;
   ProbeBudget budget_;
+  // Bytes the probes run here moved (ProbeContext::moved_bytes).
+  std::atomic<uint64_t> moved_bytes_{0};
   ComparisonRotation pair_comparisons_;
   ComparisonRotation storage_comparisons_;
   // Plan meetings with each peer, counted from the pair's FirstMeeting (the

@@ -1,6 +1,6 @@
 // procfs parsers: softnet_stat, snmp/netstat, sysctl values, mountinfo,
-// /proc/stat, CPU lists, mountstats and fstab. Results are walked so a parser that returned
-// garbage (dangling views, bad sizes) shows up under ASan.
+// /proc/stat, CPU lists, mountstats, fstab and a process's stat and limits. Results are
+// walked so a parser that returned garbage (dangling views, bad sizes) shows up under ASan.
 #include <cstddef>
 #include <cstdint>
 
@@ -9,13 +9,14 @@
 #include "common/parse/mountinfo_parse.h"
 #include "common/parse/mountstats_parse.h"
 #include "common/parse/proc_stat_parse.h"
+#include "common/parse/process_stat_parse.h"
 #include "common/parse/snmp_parse.h"
 #include "common/parse/softnet_parse.h"
 #include "common/parse/sysctl_parse.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto in = fabric::fuzz::Split(data, size, 9);
+  auto in = fabric::fuzz::Split(data, size, 12);
   switch (in.selector) {
     case 0: {
       auto r = fabric::ParseSoftnetStat(in.text, "softnet_stat");
@@ -74,6 +75,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
+    case 9:
+      (void)fabric::ParseProcessStat(in.text);
+      break;
+    case 10:
+      (void)fabric::ParseBootTime(in.text);
+      break;
+    case 11:
+      (void)fabric::ParseMaxOpenFiles(in.text);
+      break;
   }
   return 0;
 }

@@ -61,6 +61,11 @@ def procfs():
         c.add(f.read_bytes(), 7)
     for f in files("*/fstab"):
         c.add(f.read_bytes(), 8)
+    c.add("4242 (fabric ex)porter) S 1 4242 4242 0 -1 4194560 2719 0 0 0 37 12 0 0 20 0 9 0 "
+          "123456 567894016 3072 18446744073709551615 1 1 0 0 0 0 0 4096 17991 0 0\n", 9)
+    c.add("cpu  1 2 3 4 5 6 7 8\nintr 1\nbtime 1765065600\nprocesses 7\n", 10)
+    c.add("Limit                     Soft Limit           Hard Limit           Units     \n"
+          "Max open files            1048576              1048576              files     \n", 11)
 
 
 def sysfs():

@@ -23,6 +23,8 @@ CASES = [
      f'--probe {MISSING}: no such executable (build it:'),
     (['storage_vs_fio.py', '--path', '/nonexistent/dir', '--probe', PROBE],
      '--path /nonexistent/dir: no such directory'),
+    (['exporter_overhead.py', '--exporter', '/nonexistent/fabric_exporter'],
+     '--exporter /nonexistent/fabric_exporter: no such executable (build it:'),
     (['many_core_tcp.sh'], 'usage: '),
     # A tools folder without the binaries: nothing is run, nothing written.
     (['many_core_tcp.sh', '/nonexistent/tools', '/nonexistent/out'],

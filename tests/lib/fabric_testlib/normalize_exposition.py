@@ -2,9 +2,13 @@
 """Normalises a /metrics exposition so it can be compared byte for byte.
 
 Removes what legitimately differs between two scrapes of the same tree:
-prometheus-cpp's own exposer_* families, collector durations (set to 0) and
-the build-specific labels of fabric_exporter_build_info. Everything else,
-order included, is kept as served.
+prometheus-cpp's own exposer_* families, collector durations (set to 0), the
+build-specific labels of fabric_exporter_build_info, and the values of the
+exporter's own process_* series (its CPU time, memory, descriptors and start
+time are this process's, not the tree's): each becomes a pattern, `<count>`
+for a whole number and `<seconds>` for a time, and a value that is not a
+non-negative number of that kind is kept as served, so the comparison fails
+on it. Everything else, order included, is kept as served.
 
 Usage: curl -s http://127.0.0.1:9877/metrics | tests/lib/fabric_testlib/normalize_exposition.py
 """
@@ -13,6 +17,17 @@ import sys
 
 _BUILD_LABELS = re.compile(r'(build_type|compiler|revision|version)="[^"]*"')
 _DURATION = re.compile(r'^(fabric_[a-z0-9_]*duration_seconds(\{[^}]*\})?) \S+$')
+_PROCESS = re.compile(r'^(process_[a-z_]+) (\S+)$')
+_NUMBER = re.compile(r'^[0-9]+(\.[0-9]*)?(e[+-]?[0-9]+)?$')
+
+
+def _process_pattern(name, value):
+    """The pattern a process_* value stands for, or None when it is not one."""
+    if not _NUMBER.match(value):
+        return None
+    if name.endswith('_seconds') or name.endswith('_seconds_total'):
+        return '<seconds>'
+    return '<count>' if float(value).is_integer() else None
 
 
 def normalize(text: str) -> str:
@@ -27,6 +42,11 @@ def normalize(text: str) -> str:
         m = _DURATION.match(line)
         if m:
             line = m.group(1) + " 0"
+        m = _PROCESS.match(line)
+        if m:
+            pattern = _process_pattern(m.group(1), m.group(2))
+            if pattern:
+                line = m.group(1) + " " + pattern
         out.append(line)
     return "\n".join(out) + "\n"
 

@@ -70,6 +70,38 @@ TEST_F(LoopbackProbeTest, SendCountsAtTheReceiver) {
   EXPECT_EQ(responder_->counters().sessions_completed, 1u);
 }
 
+TEST(ProbeTrafficTest, BothEndsCountTheBytesTheirStreamsMoved) {
+  // What probing costs a node: the requester's streams through the context, the responder's
+  // with the session's time; each at least the window's bytes the receiver counted.
+  std::promise<std::pair<double, uint64_t>> ended;
+  ResponderOptions options = LoopbackResponderOptions(kSecret, 4, std::chrono::seconds(10));
+  options.on_session_end = [&ended](double seconds, uint64_t bytes) {
+    ended.set_value({seconds, bytes});
+  };
+  Responder responder(std::move(options));
+  ASSERT_TRUE(responder.Start().ok());
+  testing::TestContext test;
+  std::atomic<uint64_t> moved{0};
+  ProbeContext context = test.context();
+  context.moved_bytes = &moved;
+  TcpProbeOptions o;
+  o.peer = responder.bound()[0];
+  o.secret = kSecret;
+  o.streams = 2;
+  o.duration = std::chrono::milliseconds(400);
+  o.warmup = std::chrono::milliseconds(100);
+  auto r = RunTcpProbe(o, context);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const uint64_t window_bytes = r->directions.at(0).bytes;
+  ASSERT_GT(window_bytes, 0u);
+  auto served = ended.get_future();
+  ASSERT_EQ(served.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  const auto [seconds, responder_bytes] = served.get();
+  EXPECT_GT(seconds, 0);
+  EXPECT_GE(moved.load(), window_bytes);
+  EXPECT_GE(responder_bytes, window_bytes);
+}
+
 TEST_F(LoopbackProbeTest, BothDirectionsAndModes) {
   auto o = Options();
   o.direction = Direction::kBoth;

@@ -82,11 +82,11 @@ std::map<Rung, int> Simulate(double ratio, bool sweep_wanted) {
   std::map<Rung, int> runs;
   double now = 1'800'000'000;
   for (int round = 0; round < 144; ++round, now += 600) {
-    budget.Spent(now + 48, 48);
+    budget.Spent(now + 48, 48, ProbeRole::kRequester, 0);
     auto due = r.Due("loopback", applies);
     const double expected = r.slot(*due).front() == Rung::kTcpMultiSweep ? 4 * 13 : 13;
     if (!budget.Allows(now + 48, expected)) continue;
-    budget.Spent(now + 48 + expected, expected);
+    budget.Spent(now + 48 + expected, expected, ProbeRole::kRequester, 0);
     if (round >= 12) ++runs[r.slot(*due).front()];
     r.Ran("loopback", *due);
     // Never more than the budget over any hour.

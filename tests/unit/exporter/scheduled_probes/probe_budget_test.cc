@@ -20,8 +20,8 @@ constexpr double kT0 = 1'800'000'000;  // Any Unix time.
 
 TEST(ProbeBudget, CountsOnlyTheLastHour) {
   ProbeBudget budget(0.05);
-  budget.Spent(kT0 + 100, 60);  // [40, 100]
-  budget.Spent(kT0 + 1000, 30);
+  budget.Spent(kT0 + 100, 60, ProbeRole::kRequester, 0);  // [40, 100]
+  budget.Spent(kT0 + 1000, 30, ProbeRole::kRequester, 0);
   EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 1000), 90);
   EXPECT_DOUBLE_EQ(budget.BusyRatio(kT0 + 1000), 90.0 / 3600);
   // An hour after kT0 + 70 only the last 30 s of the first run are inside.
@@ -33,17 +33,32 @@ TEST(ProbeBudget, CountsOnlyTheLastHour) {
 TEST(ProbeBudget, OverlappingRunsCountOnce) {
   // A loopback run: the node's requester and its responder at the same time.
   ProbeBudget budget(0.05);
-  budget.Spent(kT0 + 20, 20);
-  budget.Spent(kT0 + 19, 18);  // Inside the first (the responder's session).
-  budget.Spent(kT0 + 30, 15);  // Overlaps its end by 5 s.
+  budget.Spent(kT0 + 20, 20, ProbeRole::kRequester, 0);
+  // Inside the first: the responder's session.
+  budget.Spent(kT0 + 19, 18, ProbeRole::kResponder, 0);
+  budget.Spent(kT0 + 30, 15, ProbeRole::kRequester, 0);  // Overlaps its end by 5 s.
   EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 30), 30);
+}
+
+TEST(ProbeBudget, TotalsEachRoleSinceStart) {
+  // What probing cost the node, per role, whatever left the hour's window.
+  ProbeBudget budget(0.05);
+  budget.Spent(kT0 + 20, 20, ProbeRole::kRequester, 5'000'000'000);
+  budget.Spent(kT0 + 19, 18, ProbeRole::kResponder, 4'000'000'000);
+  budget.Spent(kT0 + 7200, 30, ProbeRole::kRequester, 1'000'000'000);
+  budget.Spent(kT0 + 7300, 0, ProbeRole::kResponder, 7);  // A session refused at once.
+  EXPECT_DOUBLE_EQ(budget.Total(ProbeRole::kRequester).seconds, 50);
+  EXPECT_EQ(budget.Total(ProbeRole::kRequester).bytes, 6'000'000'000u);
+  EXPECT_DOUBLE_EQ(budget.Total(ProbeRole::kResponder).seconds, 18);
+  EXPECT_EQ(budget.Total(ProbeRole::kResponder).bytes, 4'000'000'007u);
+  EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 7300), 30);
 }
 
 TEST(ProbeBudget, AllowsRunsUpToTheShareOfTheHour) {
   ProbeBudget budget(0.05);  // 180 s an hour.
   EXPECT_TRUE(budget.Allows(kT0, 180));
   EXPECT_FALSE(budget.Allows(kT0, 181));
-  budget.Spent(kT0, 150);
+  budget.Spent(kT0, 150, ProbeRole::kRequester, 0);
   EXPECT_TRUE(budget.Allows(kT0, 30));
   EXPECT_FALSE(budget.Allows(kT0, 31));
   // The run leaves the window and the budget is back.
@@ -56,8 +71,8 @@ TEST(ProbeBudget, AllowsRunsUpToTheShareOfTheHour) {
 TEST(ProbeBudget, ReportsFromTwoThreadsInAnyOrder) {
   // The responder's session may end before the scheduler's run that started earlier.
   ProbeBudget budget(1);
-  budget.Spent(kT0 + 50, 10);
-  budget.Spent(kT0 + 20, 10);
+  budget.Spent(kT0 + 50, 10, ProbeRole::kRequester, 0);
+  budget.Spent(kT0 + 20, 10, ProbeRole::kRequester, 0);
   EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 60), 20);
 }
 
@@ -86,20 +101,20 @@ TEST(ProbeBudget, DefaultsLeaveRoomForTheComparisons) {
     double now = kT0 + static_cast<double>(r) * round;
     if (now >= next_storage) {
       now += storage_rungs;
-      budget.Spent(now, storage_rungs);
+      budget.Spent(now, storage_rungs, ProbeRole::kRequester, 0);
       if (budget.Allows(now, storage_comparison)) {
         now += storage_comparison;
-        budget.Spent(now, storage_comparison);
+        budget.Spent(now, storage_comparison, ProbeRole::kRequester, 0);
         ++storage_comparisons;
       }
       next_storage += storage.interval_seconds;
     }
     const double ladder = TcpLadderSeconds(tcp, SingleStreamDue(tcp, r));
     now += ladder;
-    budget.Spent(now, ladder);
+    budget.Spent(now, ladder, ProbeRole::kRequester, 0);
     if (PairComparisonTurn(tcp, r) && budget.Allows(now, copy)) {
       now += copy;
-      budget.Spent(now, copy);
+      budget.Spent(now, copy, ProbeRole::kRequester, 0);
       if (static_cast<double>(r) * round >= 5 * 3600) ++copies_last_hour;
     }
     EXPECT_LE(budget.BusyRatio(now), settings.budget) << "round " << r;

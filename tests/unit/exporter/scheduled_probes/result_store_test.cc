@@ -269,7 +269,7 @@ TEST(ResultStoreTest, PeriodIsTheSchedulesAndEveryRecordExportsIt) {
   EXPECT_EQ(restarted.Find(TcpKey("node-b"))->values.at(ProbeValue::kThroughput), 1.4e10);
 
   auto collector = MakeProbeResultsCollector(store, nullptr, [] {
-    return BudgetState{0.05, 0.02};
+    return BudgetState{0.05, 0.02, {120.5, 3'000'000'000}, {60, 2'000'000'000}};
   });
   MetricSink sink;
   ASSERT_TRUE(collector->Collect(sink).ok());
@@ -283,6 +283,12 @@ TEST(ResultStoreTest, PeriodIsTheSchedulesAndEveryRecordExportsIt) {
   }
   EXPECT_NE(text.find("fabric_probe_budget_ratio 0.05"), std::string::npos) << text;
   EXPECT_NE(text.find("fabric_probe_busy_ratio 0.02"), std::string::npos);
+  EXPECT_NE(text.find("fabric_probe_spent_seconds_total{role=\"requester\"} 120.5"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fabric_probe_spent_bytes_total{role=\"responder\"} 2000000000"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
