@@ -9,7 +9,7 @@ using V = ProbeValue;
 using U = ValueUnit;
 
 // clang-format off
-constexpr std::array<ValueInfo, 26> kValueCatalogue = {{
+constexpr std::array<ValueInfo, 27> kValueCatalogue = {{
   {V::kThroughput, "throughput_bytes_per_second",
    "Probe payload throughput over the measured window (warm-up excluded), counted at the receiver.",
    U::kBytesPerSecond},
@@ -57,6 +57,12 @@ constexpr std::array<ValueInfo, 26> kValueCatalogue = {{
    "Stream sweep: the stream count after which more streams added under 10%; absent while the "
    "aggregate still grew at the largest count.",
    U::kCount},
+  {V::kReferenceThroughput, "reference_throughput_bytes_per_second",
+   "Comparison runs: the reference run's throughput, measured back to back with the compared run "
+   "in the same slot, with the same streams, block size and direction pattern (tcp_multi_copy: "
+   "sendfile against copy; storage_read_buffered: direct I/O against the page cache). The "
+   "comparison's throughput over it is the gap.",
+   U::kBytesPerSecond},
 }};
 
 constexpr std::array<VerdictInfo, 7> kVerdicts = {{

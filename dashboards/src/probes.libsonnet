@@ -16,6 +16,8 @@ local flagged = { '0': ['ok', 'green'], '1': ['flagged', 'red'] };
 local csel = c.sel + ', target=~"$target"';
 local comparisons = 'tcp_multi_copy|tcp_multi_sweep|storage_read_buffered|storage_read_shared_file|storage_read_separate_files|storage_read_depth1|storage_write_depth1';
 local tput(probe) = 'fabric_probe_throughput_bytes_per_second{%s, probe=~"%s"}' % [csel, probe];
+// A comparison run over the reference it measured back to back in its own slot.
+local overReference(probe) = '%s / on (instance, probe, target, direction) fabric_probe_reference_throughput_bytes_per_second{%s, probe="%s"}' % [tput(probe), csel, probe];
 local cfg = c.config;
 
 g.dashboard(
@@ -59,10 +61,10 @@ g.dashboard(
     g.row('Comparison runs'),
     g.barGauge(
       'Comparison runs against their rung',
-      'Each comparison run over what it is compared with, as the alerts compare them: copy-mode streams over the uncontended sendfile rung of the path (FabricCopyPathGap below %g%%), buffered over direct-I/O reads (FabricStorageBufferedReadSlow below %g%%), one shared file over one file per job (FabricStorageSingleFileContention below %g%%), the configured stream count over the stream sweep\'s best (FabricProbeStreamLimited when the sweep reached %gx more and the result was stream_limited), one I/O in flight over the loaded rung (FabricStorageLatencyBound below 1/%g at %gs or more per I/O).' % [100 * cfg.copyRatio, 100 * cfg.bufferedRatio, 100 * cfg.singleFileRatio, cfg.sweepGain, cfg.storageLatencyGain, cfg.storageLatencySeconds],
+      'Each comparison run over what it is compared with, as the alerts compare them: copy-mode streams over the sendfile run taken back to back with them in the same sessions and block size as the rung (FabricCopyPathGap below %g%%), buffered over the direct-I/O read taken right after them (FabricStorageBufferedReadSlow below %g%%), one shared file over one file per job (FabricStorageSingleFileContention below %g%%), the configured stream count over the stream sweep\'s best (FabricProbeStreamLimited when the sweep reached %gx more and the result was stream_limited), one I/O in flight over the loaded rung (FabricStorageLatencyBound below 1/%g at %gs or more per I/O).' % [100 * cfg.copyRatio, 100 * cfg.bufferedRatio, 100 * cfg.singleFileRatio, cfg.sweepGain, cfg.storageLatencyGain, cfg.storageLatencySeconds],
       [
-        g.target('%s / on (instance, target, direction) group_left () max without (probe) (instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s, target=~"$target", probe="tcp_multi"})' % [tput('tcp_multi_copy'), c.rsel], '{{instance}} → {{target}} {{direction}}: copy / sendfile', instant=true),
-        g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_buffered'), tput('storage_read')], '{{instance}} {{target}}: buffered / direct', instant=true),
+        g.target(overReference('tcp_multi_copy'), '{{instance}} → {{target}} {{direction}}: copy / sendfile', instant=true),
+        g.target(overReference('storage_read_buffered'), '{{instance}} {{target}}: buffered / direct', instant=true),
         g.target('max by (instance, target) (%s) / max by (instance, target) (%s)' % [tput('storage_read_shared_file'), tput('storage_read_separate_files')], '{{instance}} {{target}}: one file / separate files', instant=true),
         g.target('max by (instance, target, direction) (%s) / max by (instance, target, direction) (%s)' % [tput('tcp_multi'), tput('tcp_multi_sweep')], '{{instance}} → {{target}} {{direction}}: configured streams / sweep', instant=true),
         g.target('label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(storage_(?:read|write))_depth1") / on (instance, target, rung) group_left () label_replace(max by (instance, target, probe) (%s), "rung", "$1", "probe", "(.+)")' % [tput('storage_(read|write)_depth1'), tput('storage_(read|write)')], '{{instance}} {{target}}: {{probe}} / loaded', instant=true),

@@ -369,7 +369,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       }
       if (outcome != ProbeOutcome::kBusy && !token.cancelled() &&
           PairComparisonTurn(settings_.tcp, meeting)) {
-        RunPairComparison(self, peer, token);
+        RunPairComparison(self, peer, start, token);
       }
       Persist();
       return outcome;
@@ -514,10 +514,17 @@ void ProbeRuntime::Persist() {
   if (!saved.ok()) log::Warn("cannot save the probe state", {{"err", saved.error().message}});
 }
 
-void ProbeRuntime::RunPairComparison(const FleetNode& self, const FleetNode& peer,
+void ProbeRuntime::RunPairComparison(const FleetNode& self, const FleetNode& peer, double since,
                                      const CancelToken& token) {
-  // Both directions run at once: the responder's limit counts the streams of both.
-  const std::vector<uint32_t> sweep = SweepStreamCounts(settings_.responder.max_streams / 2);
+  // The rung's own sessions (direction pattern, block size and mode per
+  // direction): a comparison in another pattern would measure the host's CPU.
+  const auto sessions = TcpRungSessions(Rung::kTcpMulti, settings_.tcp, peer.name, store_);
+  if (!sessions) return;  // Not calibrated yet: the rung has not run.
+  // And its results of this meeting, one of the two modes the copy run compares.
+  auto results = RungResultsSince(store_, peer.name, since);
+  if (!results) return;
+  const std::vector<uint32_t> sweep =
+      SweepStreamCounts(SweepStreamLimit(*sessions, settings_.responder.max_streams));
   auto applies = [&](const ComparisonRotation::Slot& slot) {
     if (slot.front() != Rung::kTcpMultiSweep) return true;
     // The sweep only while this pair's last tcp_multi result asks for one.
@@ -529,8 +536,8 @@ void ProbeRuntime::RunPairComparison(const FleetNode& self, const FleetNode& pee
   auto due = pair_comparisons_.Due(peer.name, applies);
   if (!due) return;
   const Rung rung = pair_comparisons_.slot(*due).front();
-  const double expected = TcpRunSeconds(settings_.tcp) *
-                          static_cast<double>(rung == Rung::kTcpMultiSweep ? sweep.size() : 1);
+  const double expected = rung == Rung::kTcpMultiSweep ? SweepSeconds(settings_.tcp, sweep.size())
+                                                       : CopyComparisonSeconds(settings_.tcp);
   const double left = std::chrono::duration<double>(token.deadline() - clock_.Now()).count();
   if (expected + 2 > left) return;  // The plan slot ends first: the peer's next round is due.
   const double now = clock_.WallSeconds();
@@ -543,10 +550,10 @@ void ProbeRuntime::RunPairComparison(const FleetNode& self, const FleetNode& pee
   }
   const probe::ProbeContext context = Context(token);
   if (rung == Rung::kTcpMultiSweep) {
-    TcpSweepProbe run(settings_.tcp, sweep, self, peer);
+    TcpSweepProbe run(settings_.tcp, *sessions, sweep, self, peer);
     RunAndRecord(run, context, store_);
   } else {
-    TcpCopyProbe run(settings_.tcp, self, peer);
+    TcpCopyProbe run(settings_.tcp, *sessions, std::move(*results), self, peer);
     RunAndRecord(run, context, store_);
   }
   if (!token.cancelled()) pair_comparisons_.Ran(peer.name, *due);
@@ -558,7 +565,8 @@ void ProbeRuntime::RunStorageComparison(const CancelToken& token) {
       storage_comparisons_.Due(directory, [](const ComparisonRotation::Slot&) { return true; });
   if (!due) return;
   const ComparisonRotation::Slot& slot = storage_comparisons_.slot(*due);
-  const double expected = StorageRunSeconds(settings_.storage) * static_cast<double>(slot.size());
+  double expected = 0;
+  for (Rung rung : slot) expected += StorageComparisonSeconds(rung, settings_.storage);
   const double now = clock_.WallSeconds();
   if (!budget_.Allows(now, expected)) {
     log::Info("comparison run deferred: the probe budget is spent",

@@ -104,9 +104,11 @@ class ProbeRuntime {
   // "fabric_busy" when the fabric interface carries real traffic above the
   // configured fraction of its speed, measured over one second.
   std::optional<std::string> FabricBusy();
-  // After a plan round's rungs to `peer`: at most one due comparison run, when
+  // After a plan round's rungs to `peer` (run since Unix time `since`): at
+  // most one due comparison run in the rung's sessions, when the rung ran and
   // the budget and the round's remaining time allow it.
-  void RunPairComparison(const FleetNode& self, const FleetNode& peer, const CancelToken& token);
+  void RunPairComparison(const FleetNode& self, const FleetNode& peer, double since,
+                         const CancelToken& token);
   // After the storage rungs: the storage comparison slot whose turn it is.
   void RunStorageComparison(const CancelToken& token);
   // A retest slot: the bisection's pending retest (tcp_multi to the peer it

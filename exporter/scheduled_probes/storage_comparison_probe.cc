@@ -13,7 +13,7 @@ const probe::ProbeDeclaration& StorageComparisonDeclaration() {
        Rung::kStorageReadDepth1, Rung::kStorageWriteDepth1},
       {ProbeValue::kThroughput, ProbeValue::kBytes, ProbeValue::kWindow, ProbeValue::kStreams,
        ProbeValue::kIops, ProbeValue::kLatencyP50, ProbeValue::kLatencyP99,
-       ProbeValue::kLatencyP999},
+       ProbeValue::kLatencyP999, ProbeValue::kReferenceThroughput},
       {Verdict::kLatencyBound, Verdict::kCpuBound},
   };
   return declaration;
@@ -56,17 +56,40 @@ storage::StorageProbeOptions StorageComparisonOptions(Rung rung,
   return options;
 }
 
+probe::Measurement StorageComparisonMeasurement(
+    const storage::StorageProbeResult& result,
+    const storage::StorageProbeResult* direct_reference) {
+  probe::Measurement m = StorageMeasurement(result);
+  m.values[ProbeValue::kStreams] = result.jobs;
+  if (direct_reference != nullptr && direct_reference->direct) {
+    m.values[ProbeValue::kReferenceThroughput] = direct_reference->bytes_per_second;
+  }
+  return m;
+}
+
 Result<std::vector<probe::Measurement>> StorageComparisonProbe::Run(
     const probe::ProbeContext& context) {
-  auto result = storage::RunStorageProbe(StorageComparisonOptions(rung_, settings_), context);
+  const storage::StorageProbeOptions options = StorageComparisonOptions(rung_, settings_);
+  auto result = storage::RunStorageProbe(options, context);
   if (!result.ok()) return Unexpected{result.error()};
-  probe::Measurement m = StorageMeasurement(*result);
-  m.values[ProbeValue::kStreams] = result->jobs;
-  return std::vector<probe::Measurement>{std::move(m)};
+  if (rung_ != Rung::kStorageReadBuffered) {
+    return std::vector<probe::Measurement>{StorageComparisonMeasurement(*result)};
+  }
+  // The reference: the same read with O_DIRECT (the read rung's options),
+  // right after, so both see the device in the same state.
+  storage::StorageProbeOptions direct = options;
+  direct.direct = true;
+  auto reference = storage::RunStorageProbe(direct, context);
+  if (!reference.ok()) return Unexpected{reference.error()};
+  return std::vector<probe::Measurement>{StorageComparisonMeasurement(*result, &*reference)};
 }
 
 double StorageRunSeconds(const StorageLadderSettings& settings) {
   return settings.duration_seconds + settings.warmup_seconds + 5;
+}
+
+double StorageComparisonSeconds(Rung rung, const StorageLadderSettings& settings) {
+  return (rung == Rung::kStorageReadBuffered ? 2 : 1) * StorageRunSeconds(settings);
 }
 
 }  // namespace fabric

@@ -78,6 +78,34 @@ std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& res
   return out;
 }
 
+std::optional<std::vector<TcpSession>> TcpRungSessions(Rung rung, const TcpLadderSettings& settings,
+                                                       const std::string& peer,
+                                                       const ResultStore& calibrations) {
+  if (!settings.calibration.enabled) {
+    return std::vector<TcpSession>{{probe::Direction::kBoth, DefaultTcpCandidate()}};
+  }
+  std::vector<TcpSession> sessions;
+  for (probe::Direction direction : probe::InfoOf(rung).directions) {
+    const std::optional<TcpCalibration> c = calibrations.Calibration({rung, peer, direction});
+    if (!c) return std::nullopt;
+    sessions.push_back({direction, c->chosen});
+  }
+  return sessions;
+}
+
+std::map<std::string, std::string> SessionInfo(const TcpSession& session) {
+  return {{"mode", std::string(probe::SendModeName(session.candidate.mode))},
+          {"block_bytes", std::to_string(session.candidate.block)},
+          {"directions",
+           session.direction == probe::Direction::kBoth ? "both_at_once" : "one_at_a_time"}};
+}
+
+void LabelSession(std::vector<probe::Measurement>& measured, const TcpSession& session) {
+  for (probe::Measurement& m : measured) {
+    for (auto& [name, value] : SessionInfo(session)) m.info[name] = value;
+  }
+}
+
 TcpRungProbe::TcpRungProbe(Rung rung, const TcpLadderSettings& settings, const FleetNode& self,
                            const FleetNode& peer, ResultStore* calibrations)
     : rung_(rung), settings_(settings), self_(self), peer_(peer), calibrations_(calibrations) {}
@@ -116,22 +144,20 @@ Result<std::vector<probe::Measurement>> TcpRungProbe::Run(const probe::ProbeCont
   options.warmup = std::chrono::milliseconds(static_cast<int64_t>(settings_.warmup_seconds * 1000));
   options.busy_retries = 2;
   options.pin = false;  // The exporter shares the host; let the scheduler place threads.
-  auto labelled = [](std::vector<probe::Measurement> measured, const TcpCandidate& used) {
-    for (probe::Measurement& m : measured) {
-      m.info["mode"] = std::string(probe::SendModeName(used.mode));
-      m.info["block_bytes"] = std::to_string(used.block);
-    }
+  auto run = [&](const TcpSession& session) -> Result<std::vector<probe::Measurement>> {
+    probe::TcpProbeOptions o = options;
+    o.direction = session.direction;
+    o.mode = session.candidate.mode;
+    o.block = session.candidate.block;
+    auto result = probe::RunTcpProbe(o, context);
+    if (!result.ok()) return Unexpected{result.error()};
+    std::vector<probe::Measurement> measured = TcpMeasurements(*result);
+    LabelSession(measured, session);
     return measured;
   };
   if (calibrations_ == nullptr || !settings_.calibration.enabled) {
     // One mode for both directions: one session measures both at once.
-    const TcpCandidate used = DefaultTcpCandidate();
-    options.direction = probe::Direction::kBoth;
-    options.mode = used.mode;
-    options.block = used.block;
-    auto result = probe::RunTcpProbe(options, context);
-    if (!result.ok()) return Unexpected{result.error()};
-    return labelled(TcpMeasurements(*result), used);
+    return run({probe::Direction::kBoth, DefaultTcpCandidate()});
   }
   // Calibrated: each direction has its own mode and runs alone, as the
   // reference tools measure a path (both at once share the hosts' CPUs).
@@ -139,15 +165,9 @@ Result<std::vector<probe::Measurement>> TcpRungProbe::Run(const probe::ProbeCont
   for (probe::Direction direction : probe::InfoOf(rung_).directions) {
     auto used = CandidateFor(direction, options, context);
     if (!used.ok()) return Unexpected{used.error()};
-    probe::TcpProbeOptions run = options;
-    run.direction = direction;
-    run.mode = used->mode;
-    run.block = used->block;
-    auto result = probe::RunTcpProbe(run, context);
-    if (!result.ok()) return Unexpected{result.error()};
-    for (probe::Measurement& m : labelled(TcpMeasurements(*result), *used)) {
-      out.push_back(std::move(m));
-    }
+    auto measured = run({direction, *used});
+    if (!measured.ok()) return Unexpected{measured.error()};
+    for (probe::Measurement& m : *measured) out.push_back(std::move(m));
   }
   return out;
 }

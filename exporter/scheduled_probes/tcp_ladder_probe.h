@@ -6,6 +6,8 @@
 // self-check verdicts and the mode and block size used.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,30 @@ struct TcpLadderSettings {
 const probe::ProbeDeclaration& TcpRungDeclaration();
 // A run's records, one per direction measured (pure).
 std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& result);
+
+// One session of a TCP run: the direction it measures (kBoth: both at once,
+// sharing the hosts' CPUs) and the candidate it sends with.
+struct TcpSession {
+  probe::Direction direction = probe::Direction::kBoth;
+  TcpCandidate candidate;
+  bool operator==(const TcpSession& other) const = default;
+};
+
+// The sessions a rung to `peer` runs in, for the comparison runs to repeat
+// like for like: with calibration on, each direction of the rung alone with
+// its calibrated candidate (nullopt while a direction is not calibrated: the
+// rung has not run yet); off, one session of both directions with the
+// default candidate.
+std::optional<std::vector<TcpSession>> TcpRungSessions(probe::Rung rung,
+                                                       const TcpLadderSettings& settings,
+                                                       const std::string& peer,
+                                                       const ResultStore& calibrations);
+
+// What ran, for a record's fabric_probe_info: mode, block_bytes and
+// directions ("one_at_a_time" or "both_at_once").
+std::map<std::string, std::string> SessionInfo(const TcpSession& session);
+// Adds SessionInfo to each record.
+void LabelSession(std::vector<probe::Measurement>& measured, const TcpSession& session);
 
 // One TCP rung to `peer`: tcp_multi (settings.streams streams) or tcp_single
 // (one stream), both directions. With `calibrations` (the result store) each

@@ -397,19 +397,24 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                   qe('max(fabric_probe_throughput_bytes_per_second{probe="tcp_multi_sweep",instance=%q})', ['instance']),
                   qe('max(fabric_probe_streams{probe="tcp_multi_sweep",instance=%q})', ['instance'], 'printf "%.0f"'),
                 ]),
-          // Shape 4: the copy-mode comparison run against the path's sendfile result.
+          // Shape 4: the copy-mode comparison run against its own sendfile reference, measured
+          // back to back in the rung's sessions (direction pattern, block size): the modes
+          // compared and the block size are the alert's labels (fabric_probe_info's), so
+          // copy against copy never reads as a gap. A contended run is a share, not the mode.
           alert('FabricCopyPathGap', 'info', |||
-            min by (instance) (
+            min by (instance, mode, reference_mode, block_bytes) (
               (
                 fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_copy"}
                 unless on (instance, probe, target, direction)
                   (fabric_probe_verdict{%(selector)s, probe="tcp_multi_copy", verdict="contended"} == 1)
               )
-              / on (instance, target, direction) group_left ()
-                max without (probe) (%(u)s{probe="tcp_multi"})
+              / on (instance, probe, target, direction)
+                fabric_probe_reference_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_copy"}
+              * on (instance, probe, target, direction) group_left (mode, reference_mode, block_bytes)
+                fabric_probe_info{%(selector)s, probe="tcp_multi_copy", mode!="", reference_mode!=""}
             ) < %(copyRatio)s
-          ||| % (c { u: uncontended }), 'Userspace copies reach a fraction of the zero-copy rate.',
-                'With read()/write() copies the multi-stream probe from {{ $labels.instance }} reaches {{ $value | humanizePercentage }} of its sendfile rate on the same path: tools that copy through userspace (dd | socat, many transfer tools) are CPU- or memory-capped on this node; use sendfile or O_DIRECT-chunked tools.'),
+          ||| % c, 'Userspace copies reach a fraction of the zero-copy rate.',
+                'In {{ $labels.mode }} mode (read()/write() through userspace) the multi-stream probe from {{ $labels.instance }} reaches {{ $value | humanizePercentage }} of its {{ $labels.reference_mode }} rate, both measured back to back with {{ $labels.block_bytes | humanize1024 }}B blocks, the same streams and the same directions: tools that copy through userspace (dd | socat, many transfer tools) are CPU- or memory-capped on this node; use sendfile or O_DIRECT-chunked tools.'),
           // Shape 8.
           alert('FabricBulkTransferOverSsh', 'warning', |||
             sum by (instance, peer, application) (
@@ -488,14 +493,15 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
       {
         name: 'fabric-ladder.storage',
         rules: [
-          // Shape 5: the buffered comparison run against the direct-I/O read of the same
-          // directory.
+          // Shape 5: the buffered comparison run against the direct-I/O read it took right
+          // after itself, with the same jobs (one slot: never two moments' results).
           alert('FabricStorageBufferedReadSlow', 'info', |||
-            max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read_buffered"})
-            / max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read"})
-            < %(bufferedRatio)s
+            max by (instance, target) (
+              fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read_buffered"}
+              / fabric_probe_reference_throughput_bytes_per_second{%(selector)s, probe="storage_read_buffered"}
+            ) < %(bufferedRatio)s
           ||| % c, 'Buffered reads reach a fraction of direct I/O.',
-                'Buffered (page-cache) reads of {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of direct I/O with the same jobs: cp/rsync-style readers are capped by the page cache; read with O_DIRECT and large blocks.'),
+                'Buffered (page-cache) reads of {{ $labels.target }} on {{ $labels.instance }} reach {{ $value | humanizePercentage }} of direct I/O with the same jobs, both read back to back: cp/rsync-style readers are capped by the page cache; read with O_DIRECT and large blocks.'),
           // Shape 6: one shared file against separate files at the same parallelism.
           alert('FabricStorageSingleFileContention', 'info', |||
             max by (instance, target) (fabric_probe_throughput_bytes_per_second{%(selector)s, probe="storage_read_shared_file"})

@@ -3,7 +3,13 @@
 a loopback node with the whole hour as its probe budget runs tcp_multi_copy after its first
 round's rungs and rotates the storage comparisons (buffered, shared vs separate files, depth 1)
 over its storage interval; every record carries its planned period, and the budget and the
-time spent are exported. The stream sweep runs when a tcp_multi result asks for it."""
+time spent are exported. The stream sweep runs when a tcp_multi result asks for it.
+
+Like for like, with the default calibration on: each TCP comparison ran in the rung's own
+sessions (each direction alone, the block size and mode calibrated for it), tcp_multi_copy
+compares copy with sendfile (never copy with copy) and one of its two runs is the rung's own of
+the same meeting; the buffered read carries the direct read of its own slot. Asserted on what
+ran (labels, the rung's own figures, run durations), never on a rate."""
 import os
 import random
 import re
@@ -29,6 +35,31 @@ def samples(body):
         key = (m.group(1), labels.get("probe"), labels.get("direction"), labels.get("verdict"))
         out[key] = float(m.group(3))
     return out
+
+
+INFO = re.compile(r'^fabric_probe_info\{([^}]*)\} 1$', re.M)
+LAST_RUN = re.compile(r'^fabric_probe_last_run_timestamp_seconds\{([^}]*)\} (\S+)$', re.M)
+
+
+def labelled(pattern, body):
+    """{(probe, direction): (labels, value)} of one series family."""
+    out = {}
+    for m in pattern.finditer(body):
+        labels = dict(re.findall(r'([a-z_]+)="([^"]*)"', m.group(1)))
+        value = float(m.group(2)) if m.lastindex and m.lastindex > 1 else 1
+        out[(labels.get("probe"), labels.get("direction"))] = (labels, value)
+    return out
+
+
+def same_meeting(body):
+    """The scrape's tcp_multi and tcp_multi_copy records of one direction when the copy run
+    is the latest thing that ran (no later rung yet): (infos, samples) or None."""
+    runs = labelled(LAST_RUN, body)
+    for d in ("send", "receive"):
+        rung, copy = runs.get(("tcp_multi", d)), runs.get(("tcp_multi_copy", d))
+        if not rung or not copy or copy[1] == 0 or copy[1] < rung[1]:
+            return None
+    return labelled(INFO, body), samples(body)
 
 
 def config(state, port):
@@ -119,17 +150,65 @@ class ComparisonRunsTest(unittest.TestCase):
                         time.sleep(2)
                     self.assertGreater(sweep.get(("fabric_probe_throughput_bytes_per_second", "tcp_multi_sweep", "send", None), 0), 0,
                                        f"{sweep}\n" + "\n".join(exporter.log_lines[-30:]))
-                    # max_streams 32 over both directions: the sweep runs 8 and 16 streams each way.
-                    self.assertIn(sweep[("fabric_probe_streams", "tcp_multi_sweep", "send", None)], (8, 16))
+                    # max_streams 32, each direction alone as the rung runs: 8, 16 and 32 streams.
+                    self.assertIn(sweep[("fabric_probe_streams", "tcp_multi_sweep", "send", None)], (8, 16, 32))
+                    info = labelled(INFO, exporter.metrics())
+                    for d in ("send", "receive"):
+                        self.assertEqual(
+                            {k: info[("tcp_multi_sweep", d)][0][k] for k in ("mode", "block_bytes", "directions")},
+                            {k: info[("tcp_multi", d)][0][k] for k in ("mode", "block_bytes", "directions")})
                     self.assertGreater(sweep[("fabric_probe_per_stream_ceiling_bytes_per_second", "tcp_multi_sweep", "send", None)], 0)
                     print(f"sweep after tcp_multi flagged {flagged}: "
                           + ", ".join(f"{k[0][13:]}/{k[2]}={v:g}" for k, v in sorted(sweep.items()) if k[3] is None))
                 else:
                     print("tcp_multi not flagged: no sweep asked for")
+                self.assert_like_for_like(exporter)
                 # SIGTERM cancels a storage run in flight; it removes its files on the way out.
                 self.assertEqual(exporter.stop(), 0)
             # The storage probe removed its files.
             self.assertEqual(os.listdir(os.path.join(state, "storage")), [])
+
+    def assert_like_for_like(self, exporter):
+        # A scrape where the copy comparison is the latest run of the pair: its rung's records
+        # are of the same meeting (the next rung would be newer).
+        start = time.monotonic()
+        found = None
+        while found is None and time.monotonic() - start < 4 * ROUND:
+            found = same_meeting(exporter.metrics())
+            if found is None:
+                time.sleep(1)
+        self.assertIsNotNone(found, "no scrape with a copy run after its rung\n"
+                             + "\n".join(exporter.log_lines[-30:]))
+        info, got = found
+        for d in ("send", "receive"):
+            rung, copy = info[("tcp_multi", d)][0], info[("tcp_multi_copy", d)][0]
+            # The rung ran each direction alone (calibration on, the default), and so did the
+            # comparison, with the rung's calibrated block size; it compared copy with sendfile.
+            self.assertEqual(rung["directions"], "one_at_a_time")
+            self.assertEqual(copy["directions"], rung["directions"])
+            self.assertEqual(copy["block_bytes"], rung["block_bytes"])
+            self.assertEqual((copy["mode"], copy["reference_mode"]), ("copy", "sendfile"))
+            self.assertEqual(copy["rung_mode"], rung["mode"])
+            # One of the two compared runs is the rung's own of this meeting.
+            rate = got[("fabric_probe_throughput_bytes_per_second", "tcp_multi", d, None)]
+            copied = got[("fabric_probe_throughput_bytes_per_second", "tcp_multi_copy", d, None)]
+            reference = got[("fabric_probe_reference_throughput_bytes_per_second", "tcp_multi_copy", d, None)]
+            self.assertEqual(copied if rung["mode"] == "copy" else reference, rate)
+            self.assertGreater(min(copied, reference), 0)
+            print(f"tcp_multi_copy/{d}: copy {copied / 1e9:.2f} / sendfile {reference / 1e9:.2f} GB/s "
+                  f"= {copied / reference:.2f} at {int(copy['block_bytes']) >> 10} KiB, "
+                  f"{copy['directions']}, rung ran {rung['mode']}")
+        # The buffered read carries the direct read of its own slot: two runs in one record.
+        body = exporter.metrics()
+        buffered = samples(body)
+        direct = buffered[("fabric_probe_reference_throughput_bytes_per_second", "storage_read_buffered", "", None)]
+        self.assertGreater(direct, 0)
+        self.assertEqual(labelled(INFO, body)[("storage_read_buffered", "")][0]["direct"], "false")
+        # Each run measures warm-up + duration at least (0.1 s + 0.5 s).
+        self.assertGreaterEqual(
+            buffered[("fabric_probe_run_duration_seconds", "storage_read_buffered", "", None)], 2 * 0.6)
+        print(f"storage_read_buffered: {buffered[('fabric_probe_throughput_bytes_per_second', 'storage_read_buffered', '', None)] / 1e9:.2f}"
+              f" / direct {direct / 1e9:.2f} GB/s in one slot")
 
 
 if __name__ == "__main__":

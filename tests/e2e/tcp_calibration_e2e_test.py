@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A running fabric_exporter probing its own responder over loopback calibrates each TCP rung
 and direction (one short run of every candidate send mode and block size), runs the fastest one
-and says which on fabric_probe_info{mode,block_bytes}; the calibration is kept in the state
+and says which on fabric_probe_info{mode,block_bytes,directions}; the calibration is kept in the state
 file, so a restart does not calibrate again.
 
 Deterministic: it asserts that the mode and block size reported are among the candidates and
@@ -102,6 +102,9 @@ class TcpCalibrationTest(unittest.TestCase):
                 # ... and the one the rung ran with and reports.
                 self.assertEqual((labels["mode"], int(labels["block_bytes"])), (c["mode"], c["block"]), key)
                 self.assertIn((labels["mode"], int(labels["block_bytes"])), CANDIDATES)
+                # Calibrated, each direction ran alone in a session of its own (the pattern
+                # the comparison runs repeat).
+                self.assertEqual(labels["directions"], "one_at_a_time", key)
 
             # A restart reads the calibration back: the next runs use it, none calibrates again.
             with Exporter("--config.file=" + config) as exporter:

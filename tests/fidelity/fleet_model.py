@@ -484,6 +484,8 @@ class Fleet:
             out.append(s('fabric_probe_iops', key, gated(r.iops)))
         for name, value in r.extra.items():
             out.append(s('fabric_probe_' + name, key, gated(value)))
+        if r.info:
+            out.append(s('fabric_probe_info', dict(key, **r.info), gated(1)))
         for verdict in RUNG_VERDICTS[r.probe]:
             out.append(s('fabric_probe_verdict', dict(key, verdict=verdict),
                          lambda t, v=verdict: (1 if v in r.raised(last_run(t)) else 0)

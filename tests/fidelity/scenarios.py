@@ -226,20 +226,27 @@ def shape03_near():
     return f, set()
 
 
+def copy_comparison(f, node, peer, ratio, reference=24.6e9):
+    # The copy run and its sendfile reference, back to back in the rung's sessions.
+    f.node(node).results.append(ProbeResult(
+        'tcp_multi_copy', peer, 'send', ratio * reference, streams=8, period=6 * 3600,
+        extra={'reference_throughput_bytes_per_second': reference},
+        info={'mode': 'copy', 'reference_mode': 'sendfile', 'rung_mode': 'sendfile',
+              'block_bytes': '1048576', 'directions': 'one_at_a_time'}))
+
+
 @scenario('shape04-copy-path', shape=4)
 def shape04():
     # Copying through userspace (dd | socat) reaches 27% of the path's sendfile rate.
     f = fleet3()
-    f.node(A).results.append(ProbeResult('tcp_multi_copy', B, 'send', 0.27 * 24.6e9, streams=8,
-                                         period=6 * 3600))
+    copy_comparison(f, A, B, 0.27)
     return f, {('FabricCopyPathGap', A, None)}
 
 
 @scenario('shape04-copy-path-near-miss', shape=4, kind='near-miss')
 def shape04_near():
     f = fleet3()
-    f.node(A).results.append(ProbeResult('tcp_multi_copy', B, 'send', 0.62 * 24.6e9, streams=8,
-                                         period=6 * 3600))
+    copy_comparison(f, A, B, 0.62)
     return f, set()
 
 
@@ -247,18 +254,24 @@ def storage_comparison(f, node, probe, throughput, **kw):
     f.node(node).results.append(ProbeResult(probe, DIR, '', throughput, period=6 * 3600, **kw))
 
 
+def buffered_comparison(f, node, ratio, reference=10.4e9):
+    # The buffered read and the direct read it took right after itself.
+    storage_comparison(f, node, 'storage_read_buffered', ratio * reference,
+                       extra={'reference_throughput_bytes_per_second': reference})
+
+
 @scenario('shape05-buffered-reads', shape=5)
 def shape05():
     # Direct I/O reads 10.4 GB/s; the page cache (cp, rsync) 4.2 GB/s: 2.5x.
     f = fleet3()
-    storage_comparison(f, A, 'storage_read_buffered', 10.4e9 / 2.5)
+    buffered_comparison(f, A, 1 / 2.5)
     return f, {('FabricStorageBufferedReadSlow', A, DIR)}
 
 
 @scenario('shape05-buffered-reads-near-miss', shape=5, kind='near-miss')
 def shape05_near():
     f = fleet3()
-    storage_comparison(f, A, 'storage_read_buffered', 0.7 * 10.4e9)
+    buffered_comparison(f, A, 0.7)
     return f, set()
 
 

@@ -90,7 +90,7 @@ TEST(ProbeBudget, DefaultsLeaveRoomForTheComparisons) {
   ASSERT_TRUE(tcp.calibration.enabled);
   ProbeBudget budget(settings.budget);
   const double round = tcp.round_seconds;
-  const double copy = TcpRunSeconds(tcp);
+  const double copy = CopyComparisonSeconds(tcp);
   const double storage_rungs = 2 * StorageRunSeconds(storage);
   const double storage_comparison = 2 * StorageRunSeconds(storage);  // The largest slot.
   int copies_last_hour = 0;

@@ -48,7 +48,11 @@ Emitted Produced(const probe::ProbeDeclaration& d) {
     r.directions[0].direction = probe::Direction::kSend;
     r.directions[1].direction = probe::Direction::kReceive;
     for (auto& d : r.directions) d.min_rtt_seconds = 40e-6;  // Absent when the kernel has none.
-    return Of(TcpMeasurements(r));
+    const std::vector<Measurement> rung = TcpMeasurements(r);
+    if (&d == &TcpRungDeclaration()) return Of(rung);
+    // The copy run with its sendfile reference.
+    return Of(
+        CopyComparisonMeasurements({probe::Direction::kSend, DefaultTcpCandidate()}, rung, rung));
   }
   if (&d == &RdmaRungDeclaration()) return Of({RdmaMeasurement(probe::RdmaProbeResult{})});
   if (&d == &StorageRungDeclaration()) {
@@ -60,10 +64,9 @@ Emitted Produced(const probe::ProbeDeclaration& d) {
                SweepMeasurement(probe::Direction::kReceive, {{8, 5e9}, {16, 9e9}})});
   }
   if (&d == &StorageComparisonDeclaration()) {
-    // The producer is the rungs' StorageMeasurement plus the jobs as streams.
-    probe::Measurement m = StorageMeasurement(storage::StorageProbeResult{});
-    m.values[ProbeValue::kStreams] = 4;
-    return Of({m});
+    // The buffered read with its direct reference.
+    const storage::StorageProbeResult direct;
+    return Of({StorageComparisonMeasurement(storage::StorageProbeResult{}, &direct)});
   }
   if (&d == &PathProbeDeclaration()) {
     FleetNode self{"a", "10.0.0.1", "eth1", 9000};

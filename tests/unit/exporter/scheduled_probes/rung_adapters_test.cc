@@ -13,7 +13,9 @@
 #include "active-probes/responder/responder.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
+#include "exporter/scheduled_probes/storage_comparison_probe.h"
 #include "exporter/scheduled_probes/storage_ladder_probe.h"
+#include "exporter/scheduled_probes/tcp_comparison_probe.h"
 #include "exporter/scheduled_probes/tcp_ladder_probe.h"
 #include "tests/unit/active-probes/probe/probe_test_context.h"
 #include "tests/unit/active-probes/rdma/fake_rdma_backend.h"
@@ -213,6 +215,7 @@ TEST_F(RungAdapterTest, TcpCalibratedRungRunsTheFastestMeasuredCandidateEachWay)
     EXPECT_EQ(c->chosen, ChooseTcpCandidate(c->measured));
     EXPECT_EQ(r.info.at("mode"), probe::SendModeName(c->chosen.mode));
     EXPECT_EQ(r.info.at("block_bytes"), std::to_string(c->chosen.block));
+    EXPECT_EQ(r.info.at("directions"), "one_at_a_time");
     EXPECT_DOUBLE_EQ(r.values.at(ProbeValue::kStreams), 1);
     calibrated_at[r.key.direction] = c->timestamp_seconds;
   }
@@ -221,6 +224,87 @@ TEST_F(RungAdapterTest, TcpCalibratedRungRunsTheFastestMeasuredCandidateEachWay)
   for (const auto& [key, c] : store.Calibrations()) {
     EXPECT_EQ(c.timestamp_seconds, calibrated_at.at(key.direction));
   }
+}
+
+// The comparison runs after a calibrated multi-stream rung repeat its
+// sessions: each direction alone with the block size calibrated for it. The
+// copy run compares copy with sendfile, one of the two being the rung's own
+// run of the meeting (its figure carried unchanged), the other run now; the
+// sweep runs the rung's mode and block size. Asserts what ran, no rate.
+TEST_F(RungAdapterTest, TcpComparisonsRepeatTheCalibratedRungsSessions) {
+  StartResponder();
+  TcpLadderSettings settings;
+  settings.enabled = true;
+  settings.duration_seconds = 0.2;
+  settings.warmup_seconds = 0.05;
+  settings.streams = 2;
+  settings.port = port_;
+  settings.secret = kSecret;
+  settings.calibration.candidate_seconds = 0.2;
+  ResultStore store;
+  fabric::testing::TestContext local;
+  const double start = local.context().clock.WallSeconds();
+  TcpRungProbe rung(Rung::kTcpMulti, settings, self_, peer_, &store);
+  ASSERT_EQ(RunAndRecord(rung, local.context(), store), ProbeOutcome::kSuccess);
+  const auto sessions = TcpRungSessions(Rung::kTcpMulti, settings, peer_.name, store);
+  ASSERT_TRUE(sessions);
+  ASSERT_EQ(sessions->size(), 2u);
+  auto results = RungResultsSince(store, peer_.name, start);
+  ASSERT_TRUE(results);
+  // A later meeting's comparison does not take this meeting's results.
+  EXPECT_FALSE(RungResultsSince(store, peer_.name, local.context().clock.WallSeconds() + 60));
+
+  TcpCopyProbe copy(settings, *sessions, *results, self_, peer_);
+  ASSERT_EQ(RunAndRecord(copy, local.context(), store), ProbeOutcome::kSuccess);
+  for (const TcpSession& session : *sessions) {
+    const auto rung_record = store.Find({Rung::kTcpMulti, peer_.name, session.direction});
+    const auto record = store.Find({Rung::kTcpMultiCopy, peer_.name, session.direction});
+    ASSERT_TRUE(rung_record && record && record->success) << record->failure_detail;
+    EXPECT_EQ(record->info.at("mode"), "copy");
+    EXPECT_EQ(record->info.at("reference_mode"), "sendfile");
+    EXPECT_EQ(record->info.at("rung_mode"), rung_record->info.at("mode"));
+    EXPECT_EQ(record->info.at("block_bytes"), rung_record->info.at("block_bytes"));
+    EXPECT_EQ(record->info.at("directions"), "one_at_a_time");
+    const double copied = record->values.at(ProbeValue::kThroughput);
+    const double reference = record->values.at(ProbeValue::kReferenceThroughput);
+    EXPECT_EQ(session.candidate.mode == probe::SendMode::kCopy ? copied : reference,
+              rung_record->values.at(ProbeValue::kThroughput));
+    EXPECT_GT(std::min(copied, reference), 0);
+  }
+
+  TcpSweepProbe sweep(settings, *sessions, {1, 2}, self_, peer_);
+  ASSERT_EQ(RunAndRecord(sweep, local.context(), store), ProbeOutcome::kSuccess);
+  for (const TcpSession& session : *sessions) {
+    const auto record = store.Find({Rung::kTcpMultiSweep, peer_.name, session.direction});
+    ASSERT_TRUE(record && record->success);
+    EXPECT_EQ(record->info, SessionInfo(session));
+  }
+}
+
+// The buffered comparison carries the direct read of its own run.
+TEST_F(RungAdapterTest, StorageBufferedComparisonCarriesItsDirectReference) {
+  fabric::testing::TestDir dir;
+  StorageLadderSettings settings;
+  settings.enabled = true;
+  settings.directory = dir.path().string();
+  settings.size_bytes = 8 << 20;
+  settings.reserve_bytes = 0;
+  settings.duration_seconds = 0.1;
+  settings.warmup_seconds = 0.02;
+  StorageComparisonProbe buffered(Rung::kStorageReadBuffered, settings);
+  fabric::testing::TestContext local;
+  ResultStore store;
+  ASSERT_EQ(RunAndRecord(buffered, local.context(), store), ProbeOutcome::kSuccess);
+  const auto records = store.Snapshot();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].info.at("direct"), "false");
+  EXPECT_GT(records[0].values.at(ProbeValue::kThroughput), 0);
+  // Two runs in one record: each measured its warm-up and window.
+  EXPECT_GE(records[0].duration_seconds, 2 * (0.1 + 0.02));
+  if (records[0].values.count(ProbeValue::kReferenceThroughput) == 0) {
+    GTEST_SKIP() << dir.path() << " has no O_DIRECT (tmpfs): no reference";
+  }
+  EXPECT_GT(records[0].values.at(ProbeValue::kReferenceThroughput), 0);
 }
 
 TEST_F(RungAdapterTest, TcpRefusedAuthAndUnreachable) {
