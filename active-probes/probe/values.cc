@@ -9,7 +9,7 @@ using V = ProbeValue;
 using U = ValueUnit;
 
 // clang-format off
-constexpr std::array<ValueInfo, 26> kValueCatalogue = {{
+constexpr std::array<ValueInfo, 27> kValueCatalogue = {{
   {V::kThroughput, "throughput_bytes_per_second",
    "Probe payload throughput over the measured window (warm-up excluded), counted at the receiver.",
    U::kBytesPerSecond},
@@ -57,6 +57,10 @@ constexpr std::array<ValueInfo, 26> kValueCatalogue = {{
    "Stream sweep: the stream count after which more streams added under 10%; absent while the "
    "aggregate still grew at the largest count.",
    U::kCount},
+  {V::kPathLineRate, "path_line_rate_bytes_per_second",
+   "Line rate of the path: the slower of the two ends' interfaces, as each end read its link "
+   "speed for the run; absent when either end reports none (veth, virtio).",
+   U::kBytesPerSecond},
 }};
 
 constexpr std::array<VerdictInfo, 7> kVerdicts = {{

@@ -38,6 +38,7 @@ enum class ProbeValue {
   kJumboFrameBytes,
   kPerStreamCeiling,
   kSaturatingStreams,
+  kPathLineRate,
 };
 
 // Base units; the name ends with the unit's suffix where it has one (tested).

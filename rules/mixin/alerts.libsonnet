@@ -470,6 +470,14 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                   qe('quantile(0.5, %s{direction=%%q})' % pathFraction, ['direction'], 'humanizePercentage'),
                   qe('count(%s{direction=%%q})' % pathFraction, ['direction'], 'printf "%.0f"'),
                 ]),
+          // The bisection's blame (docs/probes/scheduled.md#bisection): after a low or failed
+          // plan result to the target, retests against known-good peers of the target's rack
+          // and of this node's own placed the fault at one end or between the racks. Each run
+          // was judged against its own path's line rate (the slower end).
+          alert('FabricProbeSuspectEnd', 'info', |||
+            max by (instance, target, suspect) (fabric_probe_suspect{%(selector)s}) == 1
+          ||| % c, 'Retests place a slow path\'s fault at one end or between two racks.',
+                '{{ $labels.instance }}\'s results to {{ $labels.target }} were low or failed, and its retests against known-good peers blame {{ if eq $labels.suspect "peer" }}{{ $labels.target }}\'s end: a peer in {{ $labels.target }}\'s rack was fine from here{{ else if eq $labels.suspect "self" }}{{ $labels.instance }} itself: a peer in its own rack was low too{{ else }}the way between {{ $labels.instance }}\'s rack and {{ $labels.target }}\'s: a peer in its own rack was fine, one in the target\'s rack was low{{ end }}.'),
         ],
       },
       {
