@@ -9,7 +9,7 @@ using V = ProbeValue;
 using U = ValueUnit;
 
 // clang-format off
-constexpr std::array<ValueInfo, 27> kValueCatalogue = {{
+constexpr std::array<ValueInfo, 28> kValueCatalogue = {{
   {V::kThroughput, "throughput_bytes_per_second",
    "Probe payload throughput over the measured window (warm-up excluded), counted at the receiver.",
    U::kBytesPerSecond},
@@ -62,6 +62,10 @@ constexpr std::array<ValueInfo, 27> kValueCatalogue = {{
    "in the same slot, with the same streams, block size and direction pattern (tcp_multi_copy: "
    "sendfile against copy; storage_read_buffered: direct I/O against the page cache). The "
    "comparison's throughput over it is the gap.",
+   U::kBytesPerSecond},
+  {V::kPathLineRate, "path_line_rate_bytes_per_second",
+   "Line rate of the path: the slower of the two ends' interfaces, as each end read its link "
+   "speed for the run; absent when either end reports none (veth, virtio).",
    U::kBytesPerSecond},
 }};
 

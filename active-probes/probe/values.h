@@ -39,6 +39,7 @@ enum class ProbeValue {
   kPerStreamCeiling,
   kSaturatingStreams,
   kReferenceThroughput,
+  kPathLineRate,
 };
 
 // Base units; the name ends with the unit's suffix where it has one (tested).

@@ -1,5 +1,7 @@
 #include "active-probes/rdma/rdma_self_checks.h"
 
+#include <cmath>
+
 #include "active-probes/tcp/self_checks.h"
 
 namespace fabric::probe {
@@ -16,15 +18,18 @@ void EvaluateRdmaSelfChecks(RdmaProbeResult& r, double mean_outstanding_fraction
                       " writes in flight per QP");
   }
 
+  // What the probe's own WRITEs put on the wire in the window: payload plus
+  // headers per active-MTU packet.
+  const double mtu = r.mtu > 0 ? r.mtu : 4096;
+  const double packets = static_cast<double>(r.bytes) / mtu + static_cast<double>(r.messages);
+  const double expected = static_cast<double>(r.bytes) + packets * kRdmaHeaderBytesPerPacket;
+  const double allowed = (1 + kRdmaContendedExcess) * expected + (1 << 20);
+
   const auto& tx = r.local_counters.xmit_bytes;
   if (tx && r.bytes > 0) {
-    double mtu = r.mtu > 0 ? r.mtu : 4096;
-    double packets = static_cast<double>(r.bytes) / mtu + static_cast<double>(r.messages);
-    double expected = static_cast<double>(r.bytes) + packets * kRdmaHeaderBytesPerPacket;
     double got = static_cast<double>(*tx);
-    r.counters_consistent = got >= 0.95 * static_cast<double>(r.bytes) &&
-                            got <= (1 + kRdmaContendedExcess) * expected + (1 << 20);
-    if (got > (1 + kRdmaContendedExcess) * expected + (1 << 20)) {
+    r.counters_consistent = got >= 0.95 * static_cast<double>(r.bytes) && got <= allowed;
+    if (got > allowed) {
       r.contended = true;
       r.notes.push_back("contended: " + r.device + " port " + std::to_string(r.port) + " sent " +
                         std::to_string(*tx) + " bytes in the window, the probe explains " +
@@ -36,6 +41,30 @@ void EvaluateRdmaSelfChecks(RdmaProbeResult& r, double mean_outstanding_fraction
     }
   } else if (r.bytes > 0) {
     r.notes.push_back("port_xmit_data not available: no counter cross-check");
+  }
+
+  // The other end of the data: the responder's port receiving more than the
+  // probe sent it means another transfer shared its receive side (the TCP
+  // probe judges both NICs the same way). Only the directions the WRITEs use
+  // are judged: our transmit side above, its receive side here; traffic the
+  // other way shares neither. The responder reads its counters when each MARK
+  // arrives, so its window may also hold the WRITEs in flight at either edge.
+  const auto& rx = r.remote_counters.rcv_bytes;
+  if (rx && r.bytes > 0) {
+    const double per_write = r.size + std::ceil(r.size / mtu) * kRdmaHeaderBytesPerPacket;
+    const double in_flight = static_cast<double>(r.qps) * r.tx_depth * per_write;
+    const double got = static_cast<double>(*rx);
+    if (got > allowed + 2 * in_flight) {
+      r.contended = true;
+      r.notes.push_back("contended: responder " + r.remote_device + " port " +
+                        std::to_string(r.remote_port) + " received " + std::to_string(*rx) +
+                        " bytes in the window, the probe explains " +
+                        std::to_string(static_cast<uint64_t>(expected)));
+    }
+  } else if (r.bytes > 0) {
+    // A responder without port_rcv_data (its driver has none, or a peer that
+    // reports no counters) cannot show a transfer into it.
+    r.notes.emplace_back("responder reported no port_rcv_data: contention judged at this end only");
   }
 
   uint64_t cnp_sent = r.remote_counters.np_cnp_sent.value_or(0);

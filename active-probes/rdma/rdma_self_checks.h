@@ -15,7 +15,8 @@ inline constexpr double kRdmaBelowLineFraction = 0.9;
 // headers, ICRC, ACK traffic), per active-MTU packet.
 inline constexpr double kRdmaHeaderBytesPerPacket = 90;
 // Port bytes beyond what the probe explains, as a fraction, before
-// `contended` is set (the TCP probe's threshold).
+// `contended` is set (the TCP probe's threshold): our port's transmit side or
+// the responder's receive side, as the responder reports it over the window.
 inline constexpr double kRdmaContendedExcess = 0.10;
 
 // mean_outstanding_fraction: from RdmaRunStats.

@@ -86,6 +86,7 @@ std::string ResultToJson(const TcpProbeResult& r) {
          ",\"bytes\":" + std::to_string(r.nic_bytes) +
          ",\"probe_explained_bytes\":" + std::to_string(r.expected_nic_bytes) +
          ",\"responder\":{\"interface\":" + JsonString(r.responder_iface) +
+         ",\"link_bits_per_second\":" + JsonNumber(r.responder_link_bits_per_second) +
          ",\"counters_valid\":" + JsonBool(r.responder_nic_valid) +
          ",\"bytes\":" + std::to_string(r.responder_nic_bytes) +
          ",\"probe_explained_bytes\":" + std::to_string(r.responder_expected_nic_bytes) + "}" +

@@ -283,6 +283,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   r.remote_cpu = CpuOf(*remote);
   r.iface = iface;
   r.link_bits_per_second = ReadLinkSpeedBps(ctx.root.sysfs(), iface);
+  r.responder_link_bits_per_second = remote->link_bps;
   // Headers per MSS-sized segment plus one ACK per two segments each way.
   uint64_t mss = 1448;
   for (const auto& d : r.directions) mss = d.mss ? std::min<uint64_t>(mss, d.mss) : mss;

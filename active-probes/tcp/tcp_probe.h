@@ -121,6 +121,9 @@ struct TcpProbeResult {
   SideCpu remote_cpu;
   std::string iface;
   double link_bits_per_second = 0;  // 0 when the link speed is unknown
+  // The responder's interface speed as it reported it; 0 when unknown. The path carries the
+  // slower of the two.
+  double responder_link_bits_per_second = 0;
   bool nic_valid = false;
   uint64_t nic_bytes = 0;           // local NIC bytes in the window, both ways
   uint64_t expected_nic_bytes = 0;  // what the probe's own traffic explains

@@ -142,6 +142,16 @@ g.dashboard(
       ],
       'short', w=24, h=7,
     ),
+    g.table(
+      'Bisection blame',
+      'Which end each node\'s bisection blames for a low or failed multi-stream send result to a target (fabric_probe_suspect): peer (a known-good peer in the target\'s rack was fine: the target\'s end), self (a known-good peer in its own rack was low too: this node) or path (the way between the two racks). Low means under 60%% of the path\'s line rate, the slower end\'s. Many nodes blaming one target point at that target. FabricProbeSuspectEnd fires on each blame that holds for %s.' % cfg.causeFor,
+      [g.target('fabric_probe_suspect{%s} == 1' % csel, instant=true, table=true) {
+        noDataOnFixtures:: 'the test fleet replays recorded results (probes.recording): no bisection runs, so nothing is blamed',
+      }],
+      'short',
+      [g.organize({ Time: null, Value: null, __name__: null, job: null })],
+      w=24, h=6,
+    ),
   ],
   extraVariables=[probeVar, targetVar],
 )

@@ -20,8 +20,11 @@ Bisection::Bisection(std::vector<std::string> racks, size_t self, double line_by
                      BisectionSettings settings)
     : racks_(std::move(racks)), self_(self), line_(line_bytes_per_second), settings_(settings) {}
 
-bool Bisection::Low(double bytes_per_second) const {
-  return bytes_per_second <= 0 || (line_ > 0 && bytes_per_second < settings_.low_fraction * line_);
+bool Bisection::Low(const SendResult& result) const {
+  const double line =
+      result.path_line_bytes_per_second > 0 ? result.path_line_bytes_per_second : line_;
+  return result.bytes_per_second <= 0 ||
+         (line > 0 && result.bytes_per_second < settings_.low_fraction * line);
 }
 
 void Bisection::Conclude(size_t target, Suspect suspect, double now) {
@@ -34,8 +37,8 @@ void Bisection::Conclude(size_t target, Suspect suspect, double now) {
   }
 }
 
-void Bisection::Observe(size_t peer, double bytes_per_second, double now, bool retest) {
-  const bool low = Low(bytes_per_second);
+void Bisection::Observe(size_t peer, const SendResult& result, double now, bool retest) {
+  const bool low = Low(result);
   if (low) {
     low_at_[peer] = now;
     good_since_.erase(peer);

@@ -1,6 +1,7 @@
 // Bisection: which end of a low or failed pair is to blame. A plan round's
-// result below `low_fraction` of this node's line rate (or a failure) opens a
-// case; the node then retests, in the next retest slots, against known-good
+// result below `low_fraction` of the path's line rate (the slower end's, as
+// the probe read it; this node's where the probe could not) or a failure
+// opens a case; the node then retests, in the next retest slots, against known-good
 // peers (peers whose last result was good):
 //   1. a peer in the target's rack: good -> the target's end ("peer");
 //   2. else a peer in this node's own rack: low -> this node ("self"),
@@ -24,8 +25,16 @@ namespace fabric {
 enum class Suspect { kSelf, kPeer, kPath };
 std::string_view SuspectName(Suspect suspect);
 
+// A send result to a peer: its throughput (0 when the run failed) and the line
+// rate of the path it ran on, the slower of the two ends (0 when unknown: an
+// end reported no speed).
+struct SendResult {
+  double bytes_per_second = 0;
+  double path_line_bytes_per_second = 0;
+};
+
 struct BisectionSettings {
-  double low_fraction = 0.6;  // Of this node's line rate.
+  double low_fraction = 0.6;  // Of the path's line rate.
   size_t max_open = 4;        // Cases under way at once.
   size_t max_retests_per_hour = 4;
   double suspect_hold_seconds = 7200;  // A blame not confirmed again expires.
@@ -35,12 +44,14 @@ struct BisectionSettings {
 class Bisection {
  public:
   // `racks[i]`: member i's rack (membership order); `self` indexes it.
+  // `line_bytes_per_second`: this node's line rate, what a result without the
+  // path's is judged against (0: only failures are low).
   Bisection(std::vector<std::string> racks, size_t self, double line_bytes_per_second,
             BisectionSettings settings = {});
 
-  // A result against `peer` at Unix time `now`: its throughput, 0 when the run
-  // failed. `retest`: it was a retest this object asked for.
-  void Observe(size_t peer, double bytes_per_second, double now, bool retest);
+  // A result against `peer` at Unix time `now`. `retest`: it was a retest
+  // this object asked for.
+  void Observe(size_t peer, const SendResult& result, double now, bool retest);
   // The peer to retest against now, if a case needs one (and the budget
   // allows); the caller runs it and reports it through Observe(retest=true).
   std::optional<size_t> NextRetest(double now);
@@ -50,7 +61,9 @@ class Bisection {
   // Targets this node has detail on besides its plan peers: open cases,
   // their retest peers, blamed targets.
   std::vector<size_t> Involved(double now) const;
-  bool Low(double bytes_per_second) const;
+  // A 200 GbE node's healthy result to a 25 GbE peer is low against its own
+  // line, not against the path's: judged against the path's line rate.
+  bool Low(const SendResult& result) const;
 
  private:
   struct Case {

@@ -32,9 +32,9 @@ std::optional<size_t> ProbeDetailSet::IndexOf(const std::string& name) const {
   return std::nullopt;
 }
 
-void ProbeDetailSet::ObservePlan(size_t peer, double bytes_per_second, double now) {
+void ProbeDetailSet::ObservePlan(size_t peer, const SendResult& result, double now) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (bisection_) bisection_->Observe(peer, bytes_per_second, now, false);
+  if (bisection_) bisection_->Observe(peer, result, now, false);
 }
 
 std::optional<size_t> ProbeDetailSet::RetestPeer(double now) {
@@ -44,10 +44,10 @@ std::optional<size_t> ProbeDetailSet::RetestPeer(double now) {
   return pending_retest_;
 }
 
-void ProbeDetailSet::ObserveRetest(size_t peer, double bytes_per_second, double now) {
+void ProbeDetailSet::ObserveRetest(size_t peer, const SendResult& result, double now) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (pending_retest_ == peer) pending_retest_.reset();
-  if (bisection_) bisection_->Observe(peer, bytes_per_second, now, true);
+  if (bisection_) bisection_->Observe(peer, result, now, true);
 }
 
 std::vector<size_t> ProbeDetailSet::PathTargets(double now) {
@@ -146,8 +146,8 @@ ProbeDetailPolicy ScrapePolicy(const ProbeDetailSet& detail, const Fleet& fleet,
   return policy;
 }
 
-std::optional<double> SendResultSince(const ResultStore& store, const std::string& peer,
-                                      double since) {
+std::optional<SendResult> SendResultSince(const ResultStore& store, const std::string& peer,
+                                          double since) {
   auto record = store.Find({probe::Rung::kTcpMulti, peer, probe::Direction::kSend});
   if (!record || record->timestamp_seconds < since) return std::nullopt;
   if (!record->success) {
@@ -155,10 +155,13 @@ std::optional<double> SendResultSince(const ResultStore& store, const std::strin
     // the reason's label: its typed row gives the code).
     const probe::ErrorKind* kind = probe::KindOfReason(record->failure_reason);
     if (kind != nullptr && kind->code == ErrorCode::kBusy) return std::nullopt;
-    return 0.0;
+    return SendResult{};
   }
-  auto value = record->values.find(probe::ProbeValue::kThroughput);
-  return value == record->values.end() ? 0.0 : value->second;
+  auto value = [&](probe::ProbeValue id) {
+    auto it = record->values.find(id);
+    return it == record->values.end() ? 0.0 : it->second;
+  };
+  return SendResult{value(probe::ProbeValue::kThroughput), value(probe::ProbeValue::kPathLineRate)};
 }
 
 bool PathCheckFailed(const ProbeRecord& record) {

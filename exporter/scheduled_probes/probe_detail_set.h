@@ -52,15 +52,14 @@ class ProbeDetailSet {
   bool bisecting() const { return bisection_ != nullptr; }
   std::optional<size_t> IndexOf(const std::string& name) const;
 
-  // A plan round's tcp_multi send result to `peer` at Unix time `now`: its
-  // throughput, 0 when the run failed.
-  void ObservePlan(size_t peer, double bytes_per_second, double now);
+  // A plan round's tcp_multi send result to `peer` at Unix time `now`.
+  void ObservePlan(size_t peer, const SendResult& result, double now);
   // The peer the retest slot at `now` runs against: the one asked for earlier
   // whose run has not happened yet (the peer was busy), else the bisection's
   // next, if a case needs one.
   std::optional<size_t> RetestPeer(double now);
   // The retest's result (as ObservePlan); `peer` is no longer pending.
-  void ObserveRetest(size_t peer, double bytes_per_second, double now);
+  void ObserveRetest(size_t peer, const SendResult& result, double now);
 
   // The peers the path run at `now` checks (remembered as the last run's):
   // every peer in a small fleet; else the detail peers and the rack rotation
@@ -103,10 +102,11 @@ ProbeDetailPolicy ScrapePolicy(const ProbeDetailSet& detail, const Fleet& fleet,
                                const std::vector<std::string>& always, double now);
 
 // The bisection's input from a run that started at Unix time `since`: the
-// tcp_multi send throughput to `peer`, 0 when the run failed, nullopt when it
-// recorded nothing new or the peer's responder was busy (no verdict on the path).
-std::optional<double> SendResultSince(const ResultStore& store, const std::string& peer,
-                                      double since);
+// tcp_multi send throughput to `peer` (0 when the run failed) and the path's
+// line rate the run read; nullopt when it recorded nothing new or the peer's
+// responder was busy (no verdict on the path).
+std::optional<SendResult> SendResultSince(const ResultStore& store, const std::string& peer,
+                                          double since);
 
 // Whether a path record shows a failed check: no route, the route leaves
 // through another interface than the fleet config expects, or a full-size

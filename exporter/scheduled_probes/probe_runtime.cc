@@ -238,7 +238,8 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
     racks.push_back(node.rack);
   }
   auto plan = std::make_shared<const TopologyPlan>(members);
-  // The bisection judges this node's plan results against its line rate.
+  // The bisection judges this node's plan results against the path's line
+  // rate, which each run reads; this node's own where a peer reports none.
   std::unique_ptr<Bisection> bisection;
   if (settings_.tcp.enabled && !settings_.loopback && fleet_.nodes.size() > 1) {
     double line = 0;
@@ -642,7 +643,9 @@ ProbeOutcome ProbeRuntime::RunRetest(const FleetNode& self, const CancelToken& t
   if (auto sent = SendResultSince(store_, peer.name, start)) {
     detail_->ObserveRetest(*index, *sent, clock_.WallSeconds());
     log::Info("bisection retest",
-              {{"peer", peer.name}, {"send_bytes_per_second", std::to_string(*sent)}});
+              {{"peer", peer.name},
+               {"send_bytes_per_second", std::to_string(sent->bytes_per_second)},
+               {"path_line_bytes_per_second", std::to_string(sent->path_line_bytes_per_second)}});
   }
   Persist();
   return outcome;

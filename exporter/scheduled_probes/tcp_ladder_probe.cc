@@ -37,7 +37,7 @@ const probe::ProbeDeclaration& TcpRungDeclaration() {
        ProbeValue::kStreamMin, ProbeValue::kStreamMedian, ProbeValue::kStreamMax,
        ProbeValue::kRetransmits, ProbeValue::kRtt, ProbeValue::kMinRtt, ProbeValue::kCwnd,
        ProbeValue::kRwndLimited, ProbeValue::kSndbufLimited, ProbeValue::kMss,
-       ProbeValue::kLocalCpu, ProbeValue::kRemoteCpu},
+       ProbeValue::kLocalCpu, ProbeValue::kRemoteCpu, ProbeValue::kPathLineRate},
       {Verdict::kCpuBound, Verdict::kContended, Verdict::kStreamLimited,
        Verdict::kReceiverWindowLimited, Verdict::kSendBufferLimited},
   };
@@ -66,6 +66,10 @@ std::vector<probe::Measurement> TcpMeasurements(const probe::TcpProbeResult& res
     v[ProbeValue::kMss] = static_cast<double>(d.mss);
     v[ProbeValue::kLocalCpu] = result.local_cpu.max_thread_cpu;
     v[ProbeValue::kRemoteCpu] = result.remote_cpu.max_thread_cpu;
+    if (result.link_bits_per_second > 0 && result.responder_link_bits_per_second > 0) {
+      v[ProbeValue::kPathLineRate] =
+          std::min(result.link_bits_per_second, result.responder_link_bits_per_second) / 8;
+    }
     const auto& c = result.checks;
     m.verdicts = {{Verdict::kCpuBound, c.cpu_bound},
                   {Verdict::kContended, c.contended},

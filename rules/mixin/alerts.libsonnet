@@ -11,6 +11,10 @@ local qe(format, keys, fmt='humanize') =
   % [format, largs(keys), fmt];
 local q(metric, keys, fmt='humanize', fixed='') =
   qe('%s{%s%s}' % [metric, if fixed == '' then '' else fixed + ',', lq(keys)], keys, fmt);
+// The MTU the fleet config declares for a node (fabric_fleet_node_info's expected_mtu),
+// selected by `key` equal to the alert's label `label`; "none" where it declares none.
+local configuredMtu(key, label=key) =
+  '{{ with printf `max by (expected_mtu) (fabric_fleet_node_info{%s=%%q})` $labels.%s | query }}{{ with . | first | label "expected_mtu" }}{{ . }}{{ else }}none{{ end }}{{ else }}unknown{{ end }}' % [key, label];
 local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ end }}';
 // The data flow a (instance, target, direction) result measures, in words: a receive result
 // is data from the target to the instance.
@@ -243,19 +247,39 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             ) > 0
           ||| % c, 'A PCIe link on the fabric NIC path trained below what both ends support.',
                 '{{ $value }} PCIe link(s) between %s\'s fabric NIC ({{ $labels.address }}) and its root port run below the speed or width both ends support; the path now carries %sB/s.' % [node, q('instance:fabric_pcie_ceiling_bytes_per_second:min', ['instance'])]),
-          // Shape 13.
+          // Shape 13. Two ends with different MTUs, unless both run the MTU the fleet config
+          // declares for them (a tier that runs another MTU by design, e.g. 1500-byte storage
+          // nodes: the path probe then checks the smaller MTU end to end). An end without a
+          // configured MTU, or off it, makes the difference a fault.
           alert('FabricMtuMismatch', 'warning', |||
-            max by (instance, target) (
-              instance_peer:fabric_fleet_peer:info
-              * on (instance) group_left () instance:fabric_interface_mtu_bytes:max
-            )
-            != on (target) group_left ()
-              label_replace(
-                max by (node) (instance:fabric_interface_mtu_bytes:max),
-                "target", "$1", "node", "(.+)"
+            (
+              max by (instance, target) (
+                instance_peer:fabric_fleet_peer:info
+                * on (instance) group_left () instance:fabric_interface_mtu_bytes:max
               )
+              != on (target) group_left ()
+                label_replace(
+                  max by (node) (instance:fabric_interface_mtu_bytes:max),
+                  "target", "$1", "node", "(.+)"
+                )
+            )
+            unless on (instance, target) (
+              max by (instance, target) (
+                instance_peer:fabric_fleet_peer:info
+                * on (instance) group_left () group by (instance) (instance:fabric_interface_mtu_as_configured:info)
+              )
+              and on (target)
+                label_replace(
+                  group by (node) (instance:fabric_interface_mtu_as_configured:info),
+                  "target", "$1", "node", "(.+)"
+                )
+            )
           |||, 'The fabric MTU differs between two peers.',
-                'The fabric interface of {{ $labels.instance }} has MTU {{ $value }} but its peer {{ $labels.target }} has MTU %s: large frames are dropped or fragmented on this path.' % qe('max(instance:fabric_interface_mtu_bytes:max{node=%q})', ['target'], 'printf "%.0f"')),
+                'The fabric interface of {{ $labels.instance }} has MTU {{ $value }} but its peer {{ $labels.target }} has MTU %s, and the fleet config does not declare that difference (configured: %s on {{ $labels.instance }}, %s on {{ $labels.target }}): large frames are dropped or fragmented on this path.' % [
+                  qe('max(instance:fabric_interface_mtu_bytes:max{node=%q})', ['target'], 'printf "%.0f"'),
+                  configuredMtu('instance'),
+                  configuredMtu('node', 'target'),
+                ]),
           alert('FabricJumboFramesFailing', 'warning', |||
             max by (instance, target) (fabric_probe_jumbo_frames_pass{%(selector)s, probe="path"}) == 0
           ||| % c, 'Full-size jumbo frames do not reach a peer.',
@@ -488,6 +512,14 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                   qe('quantile(0.5, %s{direction=%%q})' % pathFraction, ['direction'], 'humanizePercentage'),
                   qe('count(%s{direction=%%q})' % pathFraction, ['direction'], 'printf "%.0f"'),
                 ]),
+          // The bisection's blame (docs/probes/scheduled.md#bisection): after a low or failed
+          // plan result to the target, retests against known-good peers of the target's rack
+          // and of this node's own placed the fault at one end or between the racks. Each run
+          // was judged against its own path's line rate (the slower end).
+          alert('FabricProbeSuspectEnd', 'info', |||
+            max by (instance, target, suspect) (fabric_probe_suspect{%(selector)s}) == 1
+          ||| % c, 'Retests place a slow path\'s fault at one end or between two racks.',
+                '{{ $labels.instance }}\'s results to {{ $labels.target }} were low or failed, and its retests against known-good peers blame {{ if eq $labels.suspect "peer" }}{{ $labels.target }}\'s end: a peer in {{ $labels.target }}\'s rack was fine from here{{ else if eq $labels.suspect "self" }}{{ $labels.instance }} itself: a peer in its own rack was low too{{ else }}the way between {{ $labels.instance }}\'s rack and {{ $labels.target }}\'s: a peer in its own rack was fine, one in the target\'s rack was low{{ end }}.'),
         ],
       },
       {

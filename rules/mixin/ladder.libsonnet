@@ -78,6 +78,17 @@
             ||| % c,
           },
           {
+            // The fabric interface runs the MTU the fleet config declares for this node
+            // (fabric_fleet_node_info's expected_mtu; absent where none is declared or the
+            // interface runs another): count_values turns the MTU into a label to match it.
+            record: 'instance:fabric_interface_mtu_as_configured:info',
+            expr: |||
+              count_values by (instance, node) ("expected_mtu", instance:fabric_interface_mtu_bytes:max)
+              and on (instance, expected_mtu)
+                fabric_fleet_node_info{%(selector)s, expected_mtu!=""}
+            ||| % c,
+          },
+          {
             // Narrowest trained PCIe link between the fabric NIC and its root port.
             record: 'instance:fabric_pcie_ceiling_bytes_per_second:min',
             expr: |||

@@ -75,6 +75,9 @@ local table = {
   FabricPathFarBelowPeers: null,
   FabricLayerRegression: null,
   FabricNicSpeedChanged: null,
+  // The bisection's blame locates a slow path's fault (an end or the way between two
+  // racks); the shape, where there is one, is named by its own alert.
+  FabricProbeSuspectEnd: null,
   // Link health (link_health.libsonnet): a failing physical link is no
   // bottleneck shape; the others compare a NIC with its past or its peers.
   FabricLinkFlapping: null,

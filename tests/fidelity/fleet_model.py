@@ -203,8 +203,12 @@ class Node:
                  rmem_max=268435456, wmem_max=268435456, tcp_rmem_max=268435456,
                  tcp_wmem_max=268435456, tx_pause_per_hour=15, rx_pause_per_hour=10,
                  squeeze_per_hour=0, retransmits_per_hour=2000, crc_per_hour=0, cpus=2,
-                 config_sha='0' * 64, up=True, mesh_rtt=30e-6, dies_at=None, role='compute'):
+                 config_sha='0' * 64, up=True, mesh_rtt=30e-6, dies_at=None, role='compute',
+                 expected_mtu=9000):
         self.name = name
+        # The MTU the fleet config declares for the node (fleet.nodes[].mtu): its
+        # fabric_fleet_node_info{expected_mtu}; a path expects the smaller of its two ends'.
+        self.expected_mtu = expected_mtu
         self.role = role  # fleet role (fabric_fleet_node_info{role}); None: not configured
         self.rx_path = copy.deepcopy(RX_PATH)
         self.address = address
@@ -347,7 +351,7 @@ class Fleet:
                   'tcp'):
             out.append(s('fabric_scrape_collector_success', {'collector': c}, 1))
         out.append(s('fabric_exporter_config_info', {'sha256': n.config_sha}, 1))
-        node_info = {'expected_mtu': '9000', 'fabric_address': n.address,
+        node_info = {'expected_mtu': str(n.expected_mtu), 'fabric_address': n.address,
                      'fabric_interface': n.interface, 'node': n.name}
         if n.role is not None:
             node_info['role'] = n.role
@@ -355,9 +359,10 @@ class Fleet:
         for peer in self.nodes.values():
             if peer.name == n.name:
                 continue
+            path_mtu = min(n.expected_mtu, peer.expected_mtu)
             out.append(s('fabric_fleet_peer_info', {
                 'address': peer.address, 'expected_interface': peer.interface,
-                'expected_mtu': '9000', 'peer': peer.name}, 1))
+                'expected_mtu': str(path_mtu), 'peer': peer.name}, 1))
         dev = {'device': n.interface}
         out.append(s('fabric_netdev_speed_bytes', dev, n.line_rate))
         out.append(s('fabric_netdev_mtu_bytes', dev, n.mtu))

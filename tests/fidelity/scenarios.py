@@ -665,3 +665,44 @@ def mesh_one_lossy_path():
     f.node('node-a').mesh_loss['node-b'] = lambda t: 2 / 12 if t >= MESH_FAULT else 0
     return f, {('FabricPathLoss', 'node-a', 'node-b')}
 
+
+# ---- a 1500-byte tier by design (issue 42 item 8) -----------------------------------------
+# Three compute nodes at MTU 9000 and two storage nodes whose tier runs 1500 by design; the
+# fleet config declares each node's MTU (fleet.nodes[].mtu), so a cross-tier path expects
+# 1500 and its path probe's DF echo is 1500 bytes.
+
+MTU_TIER = ['node-%s' % c for c in 'abcde']
+MTU_TIER_STORAGE = MTU_TIER[3:]
+
+
+def fleet_mtu_tiers():
+    nodes = []
+    for i, name in enumerate(MTU_TIER):
+        mtu = 1500 if name in MTU_TIER_STORAGE else 9000
+        nodes.append(Node(name, '198.18.0.%d' % (i + 1), mtu=mtu, expected_mtu=mtu,
+                          role='storage' if name in MTU_TIER_STORAGE else 'compute'))
+    fleet = Fleet(nodes)
+    for n in nodes:
+        fleet.healthy_probes(n.name)
+    return fleet
+
+
+@scenario('mtu-1500-tier-by-design', kind='healthy')
+def mtu_tier_by_design():
+    # Every cross-tier path joins a 9000 and a 1500 interface, each as configured: no fault.
+    return fleet_mtu_tiers(), set()
+
+
+@scenario('mtu-1500-tier-node-off-its-config', shape=13)
+def mtu_tier_node_off_config():
+    # node-c, a compute node declared at 9000, runs 1500: its paths to the other compute nodes
+    # fire (MTU and the 9000-byte DF echo both ways); its paths to the 1500-byte tier carry
+    # the MTU the config declares for them and stay silent.
+    f = fleet_mtu_tiers()
+    f.node(C).mtu = 1500
+    for n in (A, B):
+        f.node(n).paths[C]['jumbo_ok'] = False
+        f.node(C).paths[n]['jumbo_ok'] = False
+    return f, ({('FabricMtuMismatch', n, t) for n, t in ((A, C), (B, C), (C, A), (C, B))}
+               | {('FabricJumboFramesFailing', n, t) for n, t in ((A, C), (B, C), (C, A), (C, B))})
+

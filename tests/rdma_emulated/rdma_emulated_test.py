@@ -230,6 +230,34 @@ class EmulatedRdmaTest(unittest.TestCase):
         self.assertGreater(result["counters"]["responder"]["out_of_buffer"], 0)
         self.assert_clean(self.stop_serve(serve), "fabric_probe serve")
 
+    def test_a_transfer_into_the_responder_makes_the_run_contended(self):
+        # Issue 42 item 3: another transfer fills the responder's receive side (a second
+        # requester, emu2, writing into a second responder on the same device emu1, whose
+        # counters both processes share). Our own port carries only the probe: judged at this
+        # end alone the run was clean. The positive run above is the near miss.
+        local, remote, other = self.device("emu0"), self.device("emu1"), self.device("emu2")
+        serve = self.serve(remote)
+        ours_port = self.port
+        other_serve = self.serve(remote)
+        background = self.probe(other, duration="40s", warmup="0s")
+        remote.wait_counter("port_rcv_data", background)
+        self.port = ours_port
+        probe = self.probe(local)
+        self.assertEqual(probe.wait(60), 0, probe.err)
+        self.assertIsNone(background.proc.poll(), "the other transfer ended before our window")
+        background.signal(signal.SIGTERM)
+        background.wait(20)
+        result = json.loads(probe.out)
+        checks = result["self_checks"]
+        self.assertTrue(checks["contended"], result)
+        self.assertTrue(checks["counters_consistent"], result)  # our port: the probe alone
+        self.assertTrue(any(n.startswith("contended: responder emu1 port 1 received")
+                            for n in checks["notes"]), checks["notes"])
+        self.assertFalse(any(n.startswith("contended: emu0") for n in checks["notes"]),
+                         checks["notes"])
+        self.assert_clean(self.stop_serve(serve), "fabric_probe serve")
+        self.assert_clean(self.stop_serve(other_serve), "fabric_probe serve")
+
     def test_region_over_the_responders_limit_is_rejected(self):
         local, remote = self.device("emu0"), self.device("emu1")
         serve = self.serve(remote, "--rdma-max-region", "64K")

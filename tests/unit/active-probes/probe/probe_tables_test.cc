@@ -103,7 +103,7 @@ TEST(Values, OneRowPerValueNamedByItsUnit) {
         EXPECT_FALSE(EndsWith(info.name, "_seconds") || EndsWith(info.name, "_ratio")) << info.name;
     }
   }
-  EXPECT_EQ(values.size(), static_cast<size_t>(ProbeValue::kSaturatingStreams) + 1);
+  EXPECT_EQ(values.size(), static_cast<size_t>(ProbeValue::kPathLineRate) + 1);
   EXPECT_EQ(ValueFromName("copy_throughput_bytes_per_second"), std::nullopt);
 }
 

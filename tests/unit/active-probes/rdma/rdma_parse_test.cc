@@ -181,6 +181,8 @@ RdmaProbeResult Healthy() {
   RdmaProbeResult r;
   r.device = "mlx5_0";
   r.port = 1;
+  r.remote_device = "mlx5_1";
+  r.remote_port = 1;
   r.qps = 4;
   r.size = 65536;
   r.tx_depth = 128;
@@ -193,6 +195,7 @@ RdmaProbeResult Healthy() {
   r.qp_min_bytes_per_second = 6.0e9;
   r.qp_max_bytes_per_second = 6.2e9;
   r.local_counters.xmit_bytes = r.bytes + r.bytes / 4096 * 70;
+  r.remote_counters.rcv_bytes = r.local_counters.xmit_bytes;
   r.local_counters.rp_cnp_handled = 0;
   r.remote_counters.np_cnp_sent = 0;
   r.remote_counters.out_of_buffer = 0;
@@ -231,6 +234,7 @@ TEST(RdmaSelfChecks, Verdicts) {
   slow.bytes = 10'000'000'000;
   slow.messages = slow.bytes / 65536;
   slow.local_counters.xmit_bytes = slow.bytes;
+  slow.remote_counters.rcv_bytes = slow.bytes;
   slow.qp_min_bytes_per_second = 1e9;
   slow.qp_max_bytes_per_second = 4e9;
   EvaluateRdmaSelfChecks(slow, 1.0);
@@ -242,6 +246,53 @@ TEST(RdmaSelfChecks, Verdicts) {
   EvaluateRdmaSelfChecks(no_counter, 1.0);
   EXPECT_FALSE(no_counter.counters_consistent);
   EXPECT_FALSE(no_counter.contended);
+}
+
+// Issue 42 item 3: a transfer into the responder fills its receive side; the
+// probe's WRITEs get 60% of the 200 Gbit/s line and our own port carries
+// nothing else. Judged at our end alone that was a clean result below line.
+RdmaProbeResult SharedReceiveSide(uint64_t other_bytes) {
+  auto r = Healthy();
+  r.bytes = 15'000'000'000;
+  r.messages = r.bytes / 65536;
+  r.bytes_per_second = 15e9;
+  r.qp_min_bytes_per_second = 3.7e9;
+  r.qp_max_bytes_per_second = 3.8e9;
+  r.local_counters.xmit_bytes = r.bytes + r.bytes / 4096 * 70;
+  r.remote_counters.rcv_bytes = *r.local_counters.xmit_bytes + other_bytes;
+  return r;
+}
+
+TEST(RdmaSelfChecks, ContendedAtTheRespondersReceiveSide) {
+  auto r = SharedReceiveSide(10'000'000'000);  // 10 GB/s of someone else's transfer
+  EvaluateRdmaSelfChecks(r, 1.0);
+  EXPECT_TRUE(r.contended);
+  EXPECT_FALSE(r.qp_limited);          // the result is a share, not a per-QP ceiling
+  EXPECT_TRUE(r.counters_consistent);  // our own port agrees with the completions
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.front().find("contended: responder mlx5_1 port 1 received"), std::string::npos)
+      << r.notes.front();
+}
+
+TEST(RdmaSelfChecks, RespondersReceiveSideWithinTheToleranceIsClean) {
+  // 8% beyond the probe's own bytes (ACK timing, the WRITEs in flight at the
+  // marks): under the 10% the TCP probe allows too.
+  auto r = SharedReceiveSide(1'200'000'000);
+  EvaluateRdmaSelfChecks(r, 1.0);
+  EXPECT_FALSE(r.contended);
+  EXPECT_TRUE(r.qp_limited);  // 60% of line with full queues: the QPs' own ceiling
+}
+
+TEST(RdmaSelfChecks, ResponderWithoutReceiveCounterSaysSo) {
+  auto r = SharedReceiveSide(0);
+  r.remote_counters.rcv_bytes.reset();  // a driver (or a peer) that reports none
+  EvaluateRdmaSelfChecks(r, 1.0);
+  EXPECT_FALSE(r.contended);
+  bool said = false;
+  for (const auto& note : r.notes) {
+    said = said || note.find("contention judged at this end only") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
 }
 
 // The error kinds (JSON kind, exit status) are active-probes/probe/error_kinds'

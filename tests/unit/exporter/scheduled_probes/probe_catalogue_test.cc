@@ -48,6 +48,8 @@ Emitted Produced(const probe::ProbeDeclaration& d) {
     r.directions[0].direction = probe::Direction::kSend;
     r.directions[1].direction = probe::Direction::kReceive;
     for (auto& d : r.directions) d.min_rtt_seconds = 40e-6;  // Absent when the kernel has none.
+    r.link_bits_per_second = 200e9;  // The path's line rate: absent when an end reports none.
+    r.responder_link_bits_per_second = 25e9;
     const std::vector<Measurement> rung = TcpMeasurements(r);
     if (&d == &TcpRungDeclaration()) return Of(rung);
     // The copy run with its sendfile reference.

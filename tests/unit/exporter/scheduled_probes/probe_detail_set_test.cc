@@ -126,8 +126,8 @@ TEST(ProbeDetailSetTest, ALowResultIsBisectedAndTheBlamePublished) {
   auto set = MakeSet(f, 0);
   ASSERT_TRUE(set->bisecting());
   double now = kStart + 10;
-  set->ObservePlan(5, 95, now);  // Known good in r1.
-  set->ObservePlan(1, 20, now);  // Low: a case against node 1.
+  set->ObservePlan(5, {95}, now);  // Known good in r1.
+  set->ObservePlan(1, {20}, now);  // Low: a case against node 1.
   auto peer = set->RetestPeer(now + 200);
   ASSERT_TRUE(peer.has_value());
   EXPECT_EQ(*peer, 5u);
@@ -136,7 +136,7 @@ TEST(ProbeDetailSetTest, ALowResultIsBisectedAndTheBlamePublished) {
   // Open case: the target and its retest peer have per-pair series.
   EXPECT_EQ(set->DetailPeers(now + 210).count(1), 1u);
   EXPECT_EQ(set->DetailPeers(now + 210).count(5), 1u);
-  set->ObserveRetest(5, 94, now + 220);
+  set->ObserveRetest(5, {94}, now + 220);
   auto suspects = set->Suspects(now + 220);
   ASSERT_EQ(suspects.count(1), 1u);
   EXPECT_EQ(suspects[1], Suspect::kPeer);
@@ -154,12 +154,12 @@ TEST(ProbeDetailSetTest, EveryPeerFailingBlamesThisNode) {
   auto set = std::make_unique<ProbeDetailSet>(f.names, f.racks, 0, f.plan, kRound, kPathInterval,
                                               std::make_unique<Bisection>(f.racks, 0, 0));
   double now = kStart;
-  set->ObservePlan(1, 0, now);
+  set->ObservePlan(1, {0}, now);
   for (int i = 0; i < 2; ++i) {
     now += 200;
     auto peer = set->RetestPeer(now);
     ASSERT_TRUE(peer.has_value());
-    set->ObserveRetest(*peer, 0, now);
+    set->ObserveRetest(*peer, {0}, now);
   }
   EXPECT_EQ(set->Suspects(now), (std::map<size_t, Suspect>{{1, Suspect::kSelf}}));
 }
@@ -168,7 +168,7 @@ TEST(ProbeDetailSetTest, WithoutBisectionNothingIsRetested) {
   TestFleet f = MakeFleet(1, 0);  // A loopback node.
   auto set = MakeSet(f, 0, false);
   EXPECT_FALSE(set->bisecting());
-  set->ObservePlan(0, 0, kStart);
+  set->ObservePlan(0, {0}, kStart);
   EXPECT_FALSE(set->RetestPeer(kStart + 200).has_value());
   EXPECT_FALSE(static_cast<bool>(set->Policy(kStart).suspects));
   EXPECT_TRUE(set->PathTargets(kStart).empty());
@@ -190,8 +190,8 @@ TEST(ProbeDetailSetTest, ScrapesReadWhileTheSchedulerWrites) {
   std::thread scheduler([&] {
     for (int i = 0; i < 2000; ++i) {
       const double now = kStart + i * 10.0;
-      set->ObservePlan(static_cast<size_t>(1 + i % 59), i % 7 == 0 ? 10 : 95, now);
-      if (auto peer = set->RetestPeer(now)) set->ObserveRetest(*peer, 95, now);
+      set->ObservePlan(static_cast<size_t>(1 + i % 59), {i % 7 == 0 ? 10.0 : 95.0}, now);
+      if (auto peer = set->RetestPeer(now)) set->ObserveRetest(*peer, {95}, now);
       for (size_t peer : set->PathTargets(now)) set->PathChecked(peer, peer % 11 == 0);
     }
     done = true;
@@ -276,14 +276,21 @@ TEST(SendResultSinceTest, FreshResultsOnly) {
   r.success = true;
   r.values[probe::ProbeValue::kThroughput] = 42;
   store.Record(r);
-  EXPECT_EQ(SendResultSince(store, "b", 100), 42);
+  ASSERT_TRUE(SendResultSince(store, "b", 100).has_value());
+  EXPECT_EQ(SendResultSince(store, "b", 100)->bytes_per_second, 42);
+  EXPECT_EQ(SendResultSince(store, "b", 100)->path_line_bytes_per_second, 0) << "none recorded";
+  r.values[probe::ProbeValue::kPathLineRate] = 3.125e9;  // A 25 GbE end.
+  store.Record(r);
+  EXPECT_EQ(SendResultSince(store, "b", 100)->path_line_bytes_per_second, 3.125e9);
   EXPECT_FALSE(SendResultSince(store, "b", 101).has_value()) << "an older round's result";
   EXPECT_FALSE(SendResultSince(store, "c", 0).has_value());
   r.success = false;
   r.values.clear();
   r.failure_reason = "unreachable";
   store.Record(r);
-  EXPECT_EQ(SendResultSince(store, "b", 100), 0) << "a failure is the bisection's 0";
+  ASSERT_TRUE(SendResultSince(store, "b", 100).has_value());
+  EXPECT_EQ(SendResultSince(store, "b", 100)->bytes_per_second, 0)
+      << "a failure is the bisection's 0";
   r.failure_reason = "busy";
   store.Record(r);
   EXPECT_FALSE(SendResultSince(store, "b", 100).has_value()) << "busy says nothing of the path";

@@ -183,6 +183,20 @@ TEST_F(RungAdapterTest, TcpSuccessRecordsBothDirections) {
   EXPECT_EQ(records[1].key.direction, Direction::kSend);
 }
 
+// Issue 42 item 6: the path's line rate is the slower end's (a 200 GbE node
+// probing a 25 GbE peer runs on a 25 GbE path); unknown when either end
+// reports no speed, never this end's alone.
+TEST(TcpMeasurementsTest, PathLineRateIsTheSlowerEnd) {
+  probe::TcpProbeResult r;
+  r.directions.resize(1);
+  r.directions[0].direction = Direction::kSend;
+  r.link_bits_per_second = 200e9;
+  r.responder_link_bits_per_second = 25e9;
+  EXPECT_DOUBLE_EQ(TcpMeasurements(r)[0].values.at(ProbeValue::kPathLineRate), 3.125e9);
+  r.responder_link_bits_per_second = 0;  // veth, virtio: no speed
+  EXPECT_EQ(TcpMeasurements(r)[0].values.count(ProbeValue::kPathLineRate), 0u);
+}
+
 // Calibrated, each direction runs the candidate that measured fastest, and
 // the records say which; the calibration is remembered (not run again before
 // it is due). Asserts the choice against the figures measured, not any rate.
