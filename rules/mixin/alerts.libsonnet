@@ -45,13 +45,17 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
     groups+: [{
       name: 'fabric-ladder.helpers',
       rules: [{
-        // TX pause frames of the fabric interface (standard stats, else the driver's).
+        // TX pause frames of the fabric interface, each interface counted once: the standard
+        // stats, else the driver's. The standard series carries the interface's `role`, the
+        // driver's does not, so the fallback matches on the labels both have (a plain `or`
+        // kept both and counted every frame twice).
         record: 'instance:fabric_tx_pause_frames:increase1h',
         expr: |||
           sum by (instance) (
             (
               increase(fabric_netdev_pause_frames_total{%(selector)s, direction="tx"}[1h])
-              or increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[1h])
+              or on (instance, device)
+                increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[1h])
             )
             * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
           )
@@ -278,7 +282,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             sum by (instance) (
               (
                 increase(fabric_netdev_pause_frames_total{%(selector)s, direction="tx"}[%(backpressureWindow)s])
-                or increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[%(backpressureWindow)s])
+                or on (instance, device)
+                  increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[%(backpressureWindow)s])
               )
               * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
             ) > %(backpressurePauseMin)s
@@ -306,7 +311,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
               sum by (instance) (
                 (
                   increase(fabric_netdev_phy_crc_errors_total{%(selector)s}[%(backpressureWindow)s])
-                  or increase(fabric_netdev_crc_errors_total{%(selector)s}[%(backpressureWindow)s])
+                  or on (instance, device)
+                    increase(fabric_netdev_crc_errors_total{%(selector)s}[%(backpressureWindow)s])
                 )
                 * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
               ) == 0

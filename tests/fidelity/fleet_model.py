@@ -367,9 +367,11 @@ class Fleet:
                                                 driver_version='6.1.0-18-amd64',
                                                 firmware_version='22.39.1002 (MT_0000000436)',
                                                 pci_address=n.pci_address), 1))
+        # Both pause counters of the fabric NIC, as tests/golden/nics.prom publishes them: the
+        # standard stats with the interface's role, the driver's port counters without.
         for direction, per_hour in (('tx', n.tx_pause_per_hour), ('rx', n.rx_pause_per_hour)):
-            out.append(s('fabric_netdev_pause_frames_total', dict(dev, direction=direction),
-                         counter(per_hour)))
+            out.append(s('fabric_netdev_pause_frames_total',
+                         dict(dev, direction=direction, role='fabric'), counter(per_hour)))
             out.append(s('fabric_netdev_driver_pause_frames_total',
                          dict(dev, direction=direction), counter(per_hour)))
         out.append(s('fabric_netdev_crc_errors_total', dev, counter(n.crc_per_hour)))
