@@ -12,6 +12,11 @@ local qe(format, keys, fmt='humanize') =
 local q(metric, keys, fmt='humanize', fixed='') =
   qe('%s{%s%s}' % [metric, if fixed == '' then '' else fixed + ',', lq(keys)], keys, fmt);
 local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ end }}';
+// The largest of a value over the tcp_multi records a node takes part in: its own, and its
+// peers' records naming it as their target (qe keys: instance, instance).
+local streamLimitedOf(metric, probe) =
+  'max(%(m)s{probe="%(p)s",instance=%%q} or (%(m)s{probe="%(p)s"} and on (target) label_replace(fabric_fleet_node_info{instance=%%q}, "target", "$1", "node", "(.+)")))'
+  % { m: metric, p: probe };
 // The data flow a (instance, target, direction) result measures, in words: a receive result
 // is data from the target to the instance.
 local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} to {{ $labels.instance }}{{ else if eq $labels.direction "send" }}from {{ $labels.instance }} to {{ $labels.target }}{{ else }}between {{ $labels.instance }} and {{ $labels.target }}{{ end }}';
@@ -348,24 +353,64 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 ]),
           // Shape 3: the multi-stream result is streams x the per-stream ceiling (the probe's
           // stream_limited verdict) and the stream sweep it triggered reached more with more
-          // streams: the configured stream count, not the path, set the number.
+          // streams: the stream count, not the path, set the number. Each such record is
+          // charged to the end that binds: the sending end (data a receive record measures
+          // comes from its target), or the receiving end where the record says its CPU ran a
+          // full core and the sender's did not. One alert per node and side.
           alert('FabricProbeStreamLimited', 'info', |||
-            count by (instance) (
-              fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_sweep"}
-              > on (instance, target, direction) group_left ()
-                %(sweepGain)s * fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi"}
-              and on (instance, target, direction)
-                (fabric_probe_verdict{%(selector)s, probe="tcp_multi", verdict="stream_limited"} == 1)
-              and on (instance, target, direction)
-                fabric_probe_streams{%(selector)s, probe="tcp_multi_sweep"}
-                > on (instance, target, direction) group_left ()
-                  fabric_probe_streams{%(selector)s, probe="tcp_multi"}
+            count by (instance, side) (
+              label_replace(%(sendSenderBinds)s, "side", "transmit", "", "")
+              or label_replace(%(receiveReceiverBinds)s, "side", "receive", "", "")
+              or (
+                label_replace(
+                  label_replace(
+                    label_replace(%(receiveSenderBinds)s, "side", "transmit", "", "")
+                    or label_replace(%(sendReceiverBinds)s, "side", "receive", "", ""),
+                    "node", "$1", "target", "(.+)"
+                  ),
+                  "prober", "$1", "instance", "(.+)"
+                )
+                * on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
+              )
             ) > 0
-          ||| % c, 'Multi-stream results plateau at streams x the per-stream ceiling.',
-                '{{ $value }} of {{ $labels.instance }}\'s multi-stream TCP results are %s streams x the per-stream ceiling; the stream sweep reached %sB/s with %s streams. Raise probes.tcp.streams (and the stream count of transfer tools) on this node.' % [
-                  qe('max(fabric_probe_streams{probe="tcp_multi",instance=%q})', ['instance'], 'printf "%.0f"'),
-                  qe('max(fabric_probe_throughput_bytes_per_second{probe="tcp_multi_sweep",instance=%q})', ['instance']),
-                  qe('max(fabric_probe_streams{probe="tcp_multi_sweep",instance=%q})', ['instance'], 'printf "%.0f"'),
+          ||| % (c {
+                   local plateau(d) = |||
+                     (
+                       fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_sweep", direction="%(d)s"}
+                       > on (instance, target, direction) group_left ()
+                         %(sweepGain)s * fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi"}
+                       and on (instance, target, direction)
+                         (fabric_probe_verdict{%(selector)s, probe="tcp_multi", verdict="stream_limited"} == 1)
+                       and on (instance, target, direction)
+                         fabric_probe_streams{%(selector)s, probe="tcp_multi_sweep"}
+                         > on (instance, target, direction) group_left ()
+                           fabric_probe_streams{%(selector)s, probe="tcp_multi"}
+                     )
+                   ||| % (c { d: d }),
+                   // The receiving end's CPU at a core, the sender's not (send records: the
+                   // responder receives; receive records: this node does).
+                   local receiverBinds = |||
+                     (
+                       fabric_probe_remote_cpu_ratio{%(selector)s, probe="tcp_multi", direction="send"} >= %(harnessCpuRatio)s
+                       and on (instance, target, direction)
+                         fabric_probe_local_cpu_ratio{%(selector)s, probe="tcp_multi", direction="send"} < %(harnessCpuRatio)s
+                     )
+                     or
+                     (
+                       fabric_probe_local_cpu_ratio{%(selector)s, probe="tcp_multi", direction="receive"} >= %(harnessCpuRatio)s
+                       and on (instance, target, direction)
+                         fabric_probe_remote_cpu_ratio{%(selector)s, probe="tcp_multi", direction="receive"} < %(harnessCpuRatio)s
+                     )
+                   ||| % c,
+                   sendSenderBinds: '(%s unless on (instance, target, direction) %s)' % [plateau('send'), receiverBinds],
+                   sendReceiverBinds: '(%s and on (instance, target, direction) %s)' % [plateau('send'), receiverBinds],
+                   receiveSenderBinds: '(%s unless on (instance, target, direction) %s)' % [plateau('receive'), receiverBinds],
+                   receiveReceiverBinds: '(%s and on (instance, target, direction) %s)' % [plateau('receive'), receiverBinds],
+                 }), 'Multi-stream results plateau at streams x the per-stream ceiling.',
+                '{{ $value }} multi-stream TCP result(s) of data {{ if eq $labels.side "receive" }}received by{{ else }}sent by{{ end }} {{ $labels.instance }} are %s streams x the per-stream ceiling of its {{ $labels.side }} side; the stream sweep reached %sB/s with %s streams. Raise the stream count of bulk transfers {{ if eq $labels.side "receive" }}into{{ else }}from{{ end }} {{ $labels.instance }}, and probes.tcp.streams in the probe plan of the nodes that probe it, so its rung measures the path.' % [
+                  qe(streamLimitedOf('fabric_probe_streams', 'tcp_multi'), ['instance', 'instance'], 'printf "%.0f"'),
+                  qe(streamLimitedOf('fabric_probe_throughput_bytes_per_second', 'tcp_multi_sweep'), ['instance', 'instance']),
+                  qe(streamLimitedOf('fabric_probe_streams', 'tcp_multi_sweep'), ['instance', 'instance'], 'printf "%.0f"'),
                 ]),
           // Shape 4: the copy-mode comparison run against the path's sendfile result.
           alert('FabricCopyPathGap', 'info', |||
