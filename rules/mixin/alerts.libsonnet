@@ -588,12 +588,13 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             fabric_probe_failure_info{%(selector)s}
           ||| % c, 'A probe fails.',
                 'The last run of the {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} failed ({{ $labels.reason }}): this rung of the ladder is not measured.', for_=c.probeFailingFor),
-          // Once per node and rung: that node's harness limited the rung's results (its own
-          // stream threads saturated a core, or its path was shared). A result CPU-bound at
+          // Once per node, rung and verdict: that node's harness limited the rung's results
+          // (cpu_bound: its own stream threads saturated a core) or its path was shared
+          // (contended: a property of the moment, which the fleet breaker does not count). A result CPU-bound at
           // the far end is the far end's harness; the single-stream rung is by definition one
           // core's ceiling; stream-limited results are named by FabricProbeStreamLimited.
           alert('FabricProbeHarnessLimited', 'info', |||
-            max by (instance, probe) (
+            max by (instance, probe, verdict) (
               (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended", %(measured)s} == 1)
               unless on (instance, probe, target, direction)
                 (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
@@ -605,12 +606,12 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 )
             )
             or
-            max by (instance, probe) (
+            max by (instance, probe, verdict) (
               label_replace(
-                max by (target, probe) (
-                  (fabric_probe_remote_cpu_ratio{%(selector)s, %(measured)s} >= %(harnessCpuRatio)s)
+                max by (target, probe, verdict) (
+                  (fabric_probe_verdict{%(selector)s, verdict="cpu_bound", %(measured)s} == 1)
                   and on (instance, probe, target, direction)
-                    (fabric_probe_verdict{%(selector)s, verdict="cpu_bound"} == 1)
+                    (fabric_probe_remote_cpu_ratio{%(selector)s} >= %(harnessCpuRatio)s)
                   unless on (instance, probe, target, direction)
                     (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
                 ),
@@ -619,9 +620,9 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
               * 0 + on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
             )
           ||| % (c { measured: 'probe=~"tcp_multi|rdma|storage_read|storage_write"' }), 'Probe results of a node measure its harness, not the fabric.',
-                // The verdicts of the node's own records, counted and named; a node named only
+                // The node's own records with the alert's verdict, counted; a node named only
                 // by its peers' records (its responder saturated a core) has none of its own.
-                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range $i, $s := sortByLabel "verdict" . }}{{ if $i }}, {{ end }}{{ $s.Value }} flagged {{ $s.Labels.verdict }}{{ end }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_='0m'),
+                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count(fabric_probe_verdict{instance=%q,probe=%q,verdict=%q} == 1)` $labels.instance $labels.probe $labels.verdict | query }}{{ . | first | value }} flagged {{ $labels.verdict }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_='0m'),
           alert('FabricCollectorFailing', 'warning', |||
             fabric_scrape_collector_success{%(selector)s} == 0
           ||| % c, 'An exporter collector fails.',
