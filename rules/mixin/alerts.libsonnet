@@ -402,10 +402,10 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                          fabric_probe_remote_cpu_ratio{%(selector)s, probe="tcp_multi", direction="receive"} < %(harnessCpuRatio)s
                      )
                    ||| % c,
-                   sendSenderBinds: '(%s unless on (instance, target, direction) %s)' % [plateau('send'), receiverBinds],
-                   sendReceiverBinds: '(%s and on (instance, target, direction) %s)' % [plateau('send'), receiverBinds],
-                   receiveSenderBinds: '(%s unless on (instance, target, direction) %s)' % [plateau('receive'), receiverBinds],
-                   receiveReceiverBinds: '(%s and on (instance, target, direction) %s)' % [plateau('receive'), receiverBinds],
+                   sendSenderBinds: '(%s unless on (instance, target, direction) (%s))' % [plateau('send'), receiverBinds],
+                   sendReceiverBinds: '(%s and on (instance, target, direction) (%s))' % [plateau('send'), receiverBinds],
+                   receiveSenderBinds: '(%s unless on (instance, target, direction) (%s))' % [plateau('receive'), receiverBinds],
+                   receiveReceiverBinds: '(%s and on (instance, target, direction) (%s))' % [plateau('receive'), receiverBinds],
                  }), 'Multi-stream results plateau at streams x the per-stream ceiling.',
                 '{{ $value }} multi-stream TCP result(s) of data {{ if eq $labels.side "receive" }}received by{{ else }}sent by{{ end }} {{ $labels.instance }} are %s streams x the per-stream ceiling of its {{ $labels.side }} side; the stream sweep reached %sB/s with %s streams. Raise the stream count of bulk transfers {{ if eq $labels.side "receive" }}into{{ else }}from{{ end }} {{ $labels.instance }}, and probes.tcp.streams in the probe plan of the nodes that probe it, so its rung measures the path.' % [
                   qe(streamLimitedOf('fabric_probe_streams', 'tcp_multi'), ['instance', 'instance'], 'printf "%.0f"'),
