@@ -88,16 +88,17 @@ g.dashboard(
     g.row('What changed'),
     g.table(
       'Probe layers: baseline and current',
-      'Per path and layer: the baseline (the %g quantile of uncontended results over %s: contended runs measured a share of the path and are left out, cpu_bound runs count because a node that became CPU-bound regressed), the best uncontended result of the last %d runs, and their ratio. Below %g%% the FabricLayerRegression alert fires.' % [c.config.baselineQuantile, c.config.baselineWindow, c.config.regressionRuns, 100 * (1 - c.config.regressionFraction)],
+      'Per path and layer: the baseline (the %g quantile of uncontended results over %s: contended runs measured a share of the path and are left out, cpu_bound runs count because a node that became CPU-bound regressed), what the path used to do (the best of those baselines over %s), the best uncontended result of the last %d runs, and that result over what the path used to do. Below %g%% the FabricLayerRegression alert fires.' % [c.config.baselineQuantile, c.config.baselineWindow, c.config.longBaselineWindow, c.config.regressionRuns, 100 * (1 - c.config.regressionFraction)],
       [
         g.target('instance_target_direction:fabric_probe_throughput_bytes_per_second:baseline{%s}' % psel, instant=true, table=true),
         g.target('max_over_time(instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s}[%ds])' % [psel, c.config.regressionRuns * c.config.probeIntervalSeconds], instant=true, table=true),
         g.target('instance_target_direction:fabric_probe_baseline_ratio:max{%s}' % psel, instant=true, table=true),
+        g.target('instance_target_direction:fabric_probe_throughput_bytes_per_second:long_baseline{%s}' % psel, instant=true, table=true),
       ],
       'Bps',
-      g.joinTables({ Time: null, 'Value #A': 'baseline', 'Value #B': 'current', 'Value #C': 'current / baseline' }),
+      g.joinTables({ Time: null, 'Value #A': 'baseline', 'Value #B': 'current', 'Value #C': 'current / used to do', 'Value #D': 'used to do (%s)' % c.config.longBaselineWindow }),
       w=14, h=10,
-    ) + g.fieldUnit('current / baseline', 'percentunit'),
+    ) + g.fieldUnit('current / used to do', 'percentunit'),
     g.table(
       'Line rate and PCIe: now and %s maximum' % c.config.driftLookback,
       'The node-level layers against their own past: line rate (FabricNicSpeedChanged) and the PCIe path ceiling (FabricPciePathNarrowerThanBefore).',
@@ -122,7 +123,7 @@ g.dashboard(
     ),
     g.timeseries(
       'Probe layers over their baseline',
-      'Best uncontended result of the last runs over the baseline, per path and layer. Drift events (regression and drift alerts) are the orange annotations; the red line is the regression threshold.',
+      'Best uncontended result of the last runs over what the path used to do (its best baseline in %s), per path and layer. Drift events (regression and drift alerts) are the orange annotations; the red line is the regression threshold.' % c.config.longBaselineWindow,
       [g.target('instance_target_direction:fabric_probe_baseline_ratio:max{%s}' % psel, '{{instance}} → {{target}} {{direction}} {{probe}}')],
       'percentunit', w=14, h=8,
     ) + g.thresholds([[null, 'red'], [1 - c.config.regressionFraction, 'transparent']])

@@ -157,6 +157,21 @@ g.dashboard(
       'bytes', w=24,
     ) + g.highlight('B', 'orange'),
 
+    g.row('What this node used to do'),
+    g.table(
+      'Probe layers: what each path used to do, its baseline and now',
+      'Per path and layer of the selected nodes: what it used to do (the best %s baseline of the last %s: "this node used to send 194 Gb/s" stays here for a month after a slow or stepwise decline), the %s baseline (the %g quantile of uncontended results; it follows a decline within a week), the best uncontended result of the last %d runs, and that result over what it used to do. Below %g%% FabricLayerRegression fires, once, for as long as the path stays there.' % [c.config.baselineWindow, c.config.longBaselineWindow, c.config.baselineWindow, c.config.baselineQuantile, c.config.regressionRuns, 100 * (1 - c.config.regressionFraction)],
+      [
+        g.target('instance_target_direction:fabric_probe_throughput_bytes_per_second:long_baseline{%s}' % rsel, instant=true, table=true),
+        g.target('instance_target_direction:fabric_probe_throughput_bytes_per_second:baseline{%s}' % rsel, instant=true, table=true),
+        g.target('max_over_time(instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s}[%ds])' % [rsel, c.config.regressionRuns * c.config.probeIntervalSeconds], instant=true, table=true),
+        g.target('instance_target_direction:fabric_probe_baseline_ratio:max{%s}' % rsel, instant=true, table=true),
+      ],
+      'Bps',
+      g.joinTables({ Time: null, 'Value #A': 'used to do', 'Value #B': '%s baseline' % c.config.baselineWindow, 'Value #C': 'now', 'Value #D': 'now / used to do' }),
+      w=24,
+    ) + g.fieldUnit('now / used to do', 'percentunit'),
+
     g.row('Routes and MTU'),
     g.table(
       'Route and MTU checks per peer',

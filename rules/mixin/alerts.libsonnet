@@ -16,6 +16,11 @@ local q(metric, keys, fmt='humanize', fixed='') =
 local configuredMtu(key, label=key) =
   '{{ with printf `max by (expected_mtu) (fabric_fleet_node_info{%s=%%q})` $labels.%s | query }}{{ with . | first | label "expected_mtu" }}{{ . }}{{ else }}none{{ end }}{{ else }}unknown{{ end }}' % [key, label];
 local node = '{{ with $labels.node }}{{ . }}{{ else }}{{ $labels.instance }}{{ end }}';
+// The largest of a value over the tcp_multi records a node takes part in: its own, and its
+// peers' records naming it as their target (qe keys: instance, instance).
+local streamLimitedOf(metric, probe) =
+  'max(%(m)s{probe="%(p)s",instance=%%q} or (%(m)s{probe="%(p)s"} and on (target) label_replace(fabric_fleet_node_info{instance=%%q}, "target", "$1", "node", "(.+)")))'
+  % { m: metric, p: probe };
 // The data flow a (instance, target, direction) result measures, in words: a receive result
 // is data from the target to the instance.
 local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} to {{ $labels.instance }}{{ else if eq $labels.direction "send" }}from {{ $labels.instance }} to {{ $labels.target }}{{ else }}between {{ $labels.instance }} and {{ $labels.target }}{{ end }}';
@@ -51,13 +56,17 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
     groups+: [{
       name: 'fabric-ladder.helpers',
       rules: [{
-        // TX pause frames of the fabric interface (standard stats, else the driver's).
+        // TX pause frames of the fabric interface, each interface counted once: the standard
+        // stats, else the driver's. The standard series carries the interface's `role`, the
+        // driver's does not, so the fallback matches on the labels both have (a plain `or`
+        // kept both and counted every frame twice).
         record: 'instance:fabric_tx_pause_frames:increase1h',
         expr: |||
           sum by (instance) (
             (
               increase(fabric_netdev_pause_frames_total{%(selector)s, direction="tx"}[1h])
-              or increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[1h])
+              or on (instance, device)
+                increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[1h])
             )
             * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
           )
@@ -338,7 +347,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             sum by (instance) (
               (
                 increase(fabric_netdev_pause_frames_total{%(selector)s, direction="tx"}[%(backpressureWindow)s])
-                or increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[%(backpressureWindow)s])
+                or on (instance, device)
+                  increase(fabric_netdev_driver_pause_frames_total{%(selector)s, direction="tx"}[%(backpressureWindow)s])
               )
               * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
             ) > %(backpressurePauseMin)s
@@ -366,7 +376,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
               sum by (instance) (
                 (
                   increase(fabric_netdev_phy_crc_errors_total{%(selector)s}[%(backpressureWindow)s])
-                  or increase(fabric_netdev_crc_errors_total{%(selector)s}[%(backpressureWindow)s])
+                  or on (instance, device)
+                    increase(fabric_netdev_crc_errors_total{%(selector)s}[%(backpressureWindow)s])
                 )
                 * on (instance, device) group_left () instance_device:fabric_fleet_interface:info
               ) == 0
@@ -402,24 +413,64 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 ]),
           // Shape 3: the multi-stream result is streams x the per-stream ceiling (the probe's
           // stream_limited verdict) and the stream sweep it triggered reached more with more
-          // streams: the configured stream count, not the path, set the number.
+          // streams: the stream count, not the path, set the number. Each such record is
+          // charged to the end that binds: the sending end (data a receive record measures
+          // comes from its target), or the receiving end where the record says its CPU ran a
+          // full core and the sender's did not. One alert per node and side.
           alert('FabricProbeStreamLimited', 'info', |||
-            count by (instance) (
-              fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_sweep"}
-              > on (instance, target, direction) group_left ()
-                %(sweepGain)s * fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi"}
-              and on (instance, target, direction)
-                (fabric_probe_verdict{%(selector)s, probe="tcp_multi", verdict="stream_limited"} == 1)
-              and on (instance, target, direction)
-                fabric_probe_streams{%(selector)s, probe="tcp_multi_sweep"}
-                > on (instance, target, direction) group_left ()
-                  fabric_probe_streams{%(selector)s, probe="tcp_multi"}
+            count by (instance, side) (
+              label_replace(%(sendSenderBinds)s, "side", "transmit", "", "")
+              or label_replace(%(receiveReceiverBinds)s, "side", "receive", "", "")
+              or (
+                label_replace(
+                  label_replace(
+                    label_replace(%(receiveSenderBinds)s, "side", "transmit", "", "")
+                    or label_replace(%(sendReceiverBinds)s, "side", "receive", "", ""),
+                    "node", "$1", "target", "(.+)"
+                  ),
+                  "prober", "$1", "instance", "(.+)"
+                )
+                * on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
+              )
             ) > 0
-          ||| % c, 'Multi-stream results plateau at streams x the per-stream ceiling.',
-                '{{ $value }} of {{ $labels.instance }}\'s multi-stream TCP results are %s streams x the per-stream ceiling; the stream sweep reached %sB/s with %s streams. Raise probes.tcp.streams (and the stream count of transfer tools) on this node.' % [
-                  qe('max(fabric_probe_streams{probe="tcp_multi",instance=%q})', ['instance'], 'printf "%.0f"'),
-                  qe('max(fabric_probe_throughput_bytes_per_second{probe="tcp_multi_sweep",instance=%q})', ['instance']),
-                  qe('max(fabric_probe_streams{probe="tcp_multi_sweep",instance=%q})', ['instance'], 'printf "%.0f"'),
+          ||| % (c {
+                   local plateau(d) = |||
+                     (
+                       fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi_sweep", direction="%(d)s"}
+                       > on (instance, target, direction) group_left ()
+                         %(sweepGain)s * fabric_probe_throughput_bytes_per_second{%(selector)s, probe="tcp_multi"}
+                       and on (instance, target, direction)
+                         (fabric_probe_verdict{%(selector)s, probe="tcp_multi", verdict="stream_limited"} == 1)
+                       and on (instance, target, direction)
+                         fabric_probe_streams{%(selector)s, probe="tcp_multi_sweep"}
+                         > on (instance, target, direction) group_left ()
+                           fabric_probe_streams{%(selector)s, probe="tcp_multi"}
+                     )
+                   ||| % (c { d: d }),
+                   // The receiving end's CPU at a core, the sender's not (send records: the
+                   // responder receives; receive records: this node does).
+                   local receiverBinds = |||
+                     (
+                       fabric_probe_remote_cpu_ratio{%(selector)s, probe="tcp_multi", direction="send"} >= %(harnessCpuRatio)s
+                       and on (instance, target, direction)
+                         fabric_probe_local_cpu_ratio{%(selector)s, probe="tcp_multi", direction="send"} < %(harnessCpuRatio)s
+                     )
+                     or
+                     (
+                       fabric_probe_local_cpu_ratio{%(selector)s, probe="tcp_multi", direction="receive"} >= %(harnessCpuRatio)s
+                       and on (instance, target, direction)
+                         fabric_probe_remote_cpu_ratio{%(selector)s, probe="tcp_multi", direction="receive"} < %(harnessCpuRatio)s
+                     )
+                   ||| % c,
+                   sendSenderBinds: '(%s unless on (instance, target, direction) (%s))' % [plateau('send'), receiverBinds],
+                   sendReceiverBinds: '(%s and on (instance, target, direction) (%s))' % [plateau('send'), receiverBinds],
+                   receiveSenderBinds: '(%s unless on (instance, target, direction) (%s))' % [plateau('receive'), receiverBinds],
+                   receiveReceiverBinds: '(%s and on (instance, target, direction) (%s))' % [plateau('receive'), receiverBinds],
+                 }), 'Multi-stream results plateau at streams x the per-stream ceiling.',
+                '{{ $value }} multi-stream TCP result(s) of data {{ if eq $labels.side "receive" }}received by{{ else }}sent by{{ end }} {{ $labels.instance }} are %s streams x the per-stream ceiling of its {{ $labels.side }} side; the stream sweep reached %sB/s with %s streams. Raise the stream count of bulk transfers {{ if eq $labels.side "receive" }}into{{ else }}from{{ end }} {{ $labels.instance }}, and probes.tcp.streams in the probe plan of the nodes that probe it, so its rung measures the path.' % [
+                  qe(streamLimitedOf('fabric_probe_streams', 'tcp_multi'), ['instance', 'instance'], 'printf "%.0f"'),
+                  qe(streamLimitedOf('fabric_probe_throughput_bytes_per_second', 'tcp_multi_sweep'), ['instance', 'instance']),
+                  qe(streamLimitedOf('fabric_probe_streams', 'tcp_multi_sweep'), ['instance', 'instance'], 'printf "%.0f"'),
                 ]),
           // Shape 4: the copy-mode comparison run against its own sendfile reference, measured
           // back to back in the rung's sessions (direction pattern, block size): the modes
@@ -612,12 +663,13 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             fabric_probe_failure_info{%(selector)s}
           ||| % c, 'A probe fails.',
                 'The last run of the {{ $labels.probe }} probe from {{ $labels.instance }} to {{ $labels.target }} failed ({{ $labels.reason }}): this rung of the ladder is not measured.', for_=c.probeFailingFor),
-          // Once per node and rung: that node's harness limited the rung's results (its own
-          // stream threads saturated a core, or its path was shared). A result CPU-bound at
+          // Once per node, rung and verdict: that node's harness limited the rung's results
+          // (cpu_bound: its own stream threads saturated a core) or its path was shared
+          // (contended: a property of the moment, which the fleet breaker does not count). A result CPU-bound at
           // the far end is the far end's harness; the single-stream rung is by definition one
           // core's ceiling; stream-limited results are named by FabricProbeStreamLimited.
           alert('FabricProbeHarnessLimited', 'info', |||
-            max by (instance, probe) (
+            max by (instance, probe, verdict) (
               (fabric_probe_verdict{%(selector)s, verdict=~"cpu_bound|contended", %(measured)s} == 1)
               unless on (instance, probe, target, direction)
                 (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
@@ -629,12 +681,12 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                 )
             )
             or
-            max by (instance, probe) (
+            max by (instance, probe, verdict) (
               label_replace(
-                max by (target, probe) (
-                  (fabric_probe_remote_cpu_ratio{%(selector)s, %(measured)s} >= %(harnessCpuRatio)s)
+                max by (target, probe, verdict) (
+                  (fabric_probe_verdict{%(selector)s, verdict="cpu_bound", %(measured)s} == 1)
                   and on (instance, probe, target, direction)
-                    (fabric_probe_verdict{%(selector)s, verdict="cpu_bound"} == 1)
+                    (fabric_probe_remote_cpu_ratio{%(selector)s} >= %(harnessCpuRatio)s)
                   unless on (instance, probe, target, direction)
                     (fabric_probe_verdict{%(selector)s, verdict="stream_limited"} == 1)
                 ),
@@ -643,9 +695,9 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
               * 0 + on (node) group_left (instance) max by (instance, node) (fabric_fleet_node_info{%(selector)s})
             )
           ||| % (c { measured: 'probe=~"tcp_multi|rdma|storage_read|storage_write"' }), 'Probe results of a node measure its harness, not the fabric.',
-                // The verdicts of the node's own records, counted and named; a node named only
+                // The node's own records with the alert's verdict, counted; a node named only
                 // by its peers' records (its responder saturated a core) has none of its own.
-                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count by (verdict) (fabric_probe_verdict{instance=%q,probe=%q,verdict=~"cpu_bound|contended"} == 1)` $labels.instance $labels.probe | query }}{{ range $i, $s := sortByLabel "verdict" . }}{{ if $i }}, {{ end }}{{ $s.Value }} flagged {{ $s.Labels.verdict }}{{ end }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_=c.harnessLimitedFor),
+                '{{ $labels.instance }}\'s {{ $labels.probe }} results measure its probe harness or a shared path, not the fabric (%s): they are no fabric ceiling, and no cause alert judges a path by them.' % '{{ with printf `count(fabric_probe_verdict{instance=%q,probe=%q,verdict=%q} == 1)` $labels.instance $labels.probe $labels.verdict | query }}{{ . | first | value }} flagged {{ $labels.verdict }}{{ else }}its responder ran a full core in its peers\' cpu_bound runs{{ end }}', for_=c.harnessLimitedFor),
           alert('FabricCollectorFailing', 'warning', |||
             fabric_scrape_collector_success{%(selector)s} == 0
           ||| % c, 'An exporter collector fails.',

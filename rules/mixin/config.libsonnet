@@ -106,6 +106,12 @@
     regressionFraction: 0.15,
     regressionRuns: 3,
     probeIntervalSeconds: 3600,
+    // The long baseline a regression is judged against: the best 7-day baseline of the last
+    // longBaselineWindow, sampled every longBaselineStep (the 7-day baseline moves slowly), so
+    // a decline slower than the 7-day window, or in steps each under regressionFraction,
+    // still reads as one.
+    longBaselineWindow: '30d',
+    longBaselineStep: '6h',
     // Drift: how far back "what it was" reaches, and how long a change is shown.
     driftLookback: '7d',
     changeShownFor: '1d',

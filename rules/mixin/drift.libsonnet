@@ -1,10 +1,11 @@
-// Regressions and drift: each ladder layer against its own recent baseline, and
-// configuration that silently changes or reverts.
+// Regressions and drift: each ladder layer against what it used to do (its best 7-day
+// baseline of the last 30 days), and configuration that silently changes or reverts.
 // Baselines and regressions judge uncontended results, cpu_bound runs included: a node that
 // became CPU-bound is a node whose ladder regressed (the notification says so), while a
 // contended run measured a share of the path and stays out.
 local clean = 'instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max';
 local baseline = 'instance_target_direction:fabric_probe_throughput_bytes_per_second:baseline';
+local longBaseline = 'instance_target_direction:fabric_probe_throughput_bytes_per_second:long_baseline';
 local runs = 'instance_target_direction:fabric_probe_last_run_timestamp_seconds:max';
 local pairKeys = 'instance, target, direction, probe';
 local lq(keys) = std.join(',', [k + '=%q' for k in keys]);
@@ -25,7 +26,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
 {
   local c = $._config,
   local window = '%ds' % (c.regressionRuns * c.probeIntervalSeconds),
-  local cfg = c { window: window, clean: clean, baseline: baseline, runs: runs, keys: pairKeys },
+  local cfg = c { window: window, clean: clean, baseline: baseline, longBaseline: longBaseline, runs: runs, keys: pairKeys },
   local alert(name, severity, expr, summary, description, for_=c.driftFor) = {
     alert: name,
     expr: expr,
@@ -63,10 +64,20 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           ||| % cfg,
         },
         {
-          // Best clean result of the last regressionRuns runs over the baseline.
+          // What the path used to do: the best 7-day baseline of the last 30 days (never
+          // below today's). A 7-day baseline absorbs a decline within a week; this one
+          // keeps "this node used to do 194 Gb/s" for a month.
+          record: longBaseline,
+          expr: |||
+            max_over_time(%(baseline)s[%(longBaselineWindow)s:%(longBaselineStep)s]) >= %(baseline)s
+            or %(baseline)s
+          ||| % cfg,
+        },
+        {
+          // Best clean result of the last regressionRuns runs over the long baseline.
           record: 'instance_target_direction:fabric_probe_baseline_ratio:max',
           expr: |||
-            max_over_time(%(clean)s[%(window)s]) / %(baseline)s
+            max_over_time(%(clean)s[%(window)s]) / %(longBaseline)s
           ||| % cfg,
         },
         {
@@ -92,14 +103,17 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             instance_target_direction:fabric_probe_baseline_ratio:max < 1 - %(regressionFraction)s
             and on (%(keys)s) changes(%(runs)s[%(window)s]) >= %(regressionRuns)s - 1
           ||| % cfg, 'A ladder layer of a path fell below its own baseline.',
-                'The {{ $labels.probe }} layer %s ({{ $labels.instance }}\'s {{ with $labels.direction }}{{ . }}{{ else }}storage{{ end }} result) reached at best %sB/s in its last %d runs, {{ $value | humanizePercentage }} of its %s baseline of %sB/s; the last run within %s of the baseline was at %s, so the drop started after it.%s' % [
+                'The {{ $labels.probe }} layer %s ({{ $labels.instance }}\'s {{ with $labels.direction }}{{ . }}{{ else }}storage{{ end }} result) reached at best %sB/s in its last %d runs, {{ $value | humanizePercentage }} of the %sB/s it used to do (its best %s baseline in %s; the %s baseline now is %sB/s); the last run within %s of that was at %s, so the drop started after it.%s' % [
                   flow,
                   qe('max_over_time(%s{instance=%%q,target=%%q,direction=%%q,probe=%%q}[%s])' % [clean, window], pk),
                   c.regressionRuns,
+                  qe('%s{instance=%%q,target=%%q,direction=%%q,probe=%%q}' % longBaseline, pk),
+                  c.baselineWindow,
+                  c.longBaselineWindow,
                   c.baselineWindow,
                   qe('%s{instance=%%q,target=%%q,direction=%%q,probe=%%q}' % baseline, pk),
                   '%g%%' % (100 * c.regressionFraction),
-                  qe('max_over_time((%s{instance=%%q,target=%%q,direction=%%q,probe=%%q} and on () (%s{instance=%%q,target=%%q,direction=%%q,probe=%%q} >= %s * %s{instance=%%q,target=%%q,direction=%%q,probe=%%q}))[%s:%ds])' % [runs, clean, std.toString(1 - c.regressionFraction), baseline, c.baselineWindow, c.probeIntervalSeconds / 4], pk + pk + pk, 'humanizeTimestamp'),
+                  qe('max_over_time((%s{instance=%%q,target=%%q,direction=%%q,probe=%%q} and on () (%s{instance=%%q,target=%%q,direction=%%q,probe=%%q} >= %s * %s{instance=%%q,target=%%q,direction=%%q,probe=%%q}))[%s:%ds])' % [runs, clean, std.toString(1 - c.regressionFraction), longBaseline, c.longBaselineWindow, c.probeIntervalSeconds / 4], pk + pk + pk, 'humanizeTimestamp'),
                   verdicts,
                 ]),
           alert('FabricNodeTransmitRegression', 'warning', |||
@@ -110,7 +124,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             == count by (instance, probe) (instance_target_direction:fabric_probe_baseline_ratio:max{direction="send"})
             and count by (instance, probe) (instance_target_direction:fabric_probe_baseline_ratio:max{direction="send"}) >= 2
           ||| % cfg, 'A node transmits below its baseline on every path.',
-                '{{ $labels.instance }} sends more than %s below its %s baseline on all {{ $value }} of its {{ $labels.probe }} paths: the node, not one path, regressed (Alertmanager inhibits the per-path FabricLayerRegression alerts).%s' % ['%g%%' % (100 * c.regressionFraction), c.baselineWindow, nodeVerdicts]),
+                '{{ $labels.instance }} sends more than %s below what it used to do (its best %s baseline in %s) on all {{ $value }} of its {{ $labels.probe }} paths: the node, not one path, regressed (Alertmanager inhibits the per-path FabricLayerRegression alerts).%s' % ['%g%%' % (100 * c.regressionFraction), c.baselineWindow, c.longBaselineWindow, nodeVerdicts]),
         ],
       },
       {

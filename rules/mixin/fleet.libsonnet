@@ -23,9 +23,12 @@
   local rackRatio = 'instance_target_rack_direction:fabric_path_line_ratio:min',
   local racked = '%s{rack!=""}' % topology,
   local lineRate = 'instance:fabric_line_rate_bytes_per_second:max',
-  // Per-node alerts carrying a shape (shapes.libsonnet), the breaker left out.
-  local shaped = 'ALERTS{alertname=~"Fabric.*", alertname!="FabricFleetWideShape", alertstate="firing", shape!=""}',
-  local nodesPerShape = 'count by (shape) (count by (shape, instance) (%s))' % shaped,
+  // Per-node alerts carrying a shape (shapes.libsonnet), the breaker left out, and
+  // results flagged contended left out too: a shared path is a property of the moment on
+  // a loaded fleet, not a fault the nodes share. Instrument alerts count per kind
+  // (instrument_alert).
+  local shaped = 'ALERTS{alertname=~"Fabric.*", alertname!="FabricFleetWideShape", alertstate="firing", shape!="", verdict!="contended"}',
+  local nodesPerShape = 'count by (shape, instrument_alert) (count by (shape, instrument_alert, instance) (%s))' % shaped,
   local nodes = 'count(up{%(selector)s})' % c,
   local titles = $._shapeTitles,
   local cause = '{{ if ' + std.join('{{ else if ', [
@@ -150,7 +153,7 @@
             description: '{{ $value }} of %s nodes show shape {{ $labels.shape }} at once: %s. So many nodes with one shape have one cause in common (a setting, image or kernel rolled out fleet-wide, a shared switch, storage or service, or the instrument itself), not {{ $value }} separate faults. The per-node alerts (%s) are held back under this one (deploy/examples/alertmanager.yml inhibits them by shape): fix the shared cause first.' % [
               '{{ with query `%s` }}{{ . | first | value | humanize }}{{ end }}' % nodes,
               cause,
-              '{{ range $i, $a := printf `count by (alertname) (%s)` $labels.shape | query }}{{ if $i }}, {{ end }}{{ $a.Labels.alertname }}{{ end }}' % std.strReplace(shaped, 'shape!=""', 'shape=%q'),
+              '{{ range $i, $a := printf `count by (alertname) (%s)` $labels.shape $labels.instrument_alert | query }}{{ if $i }}, {{ end }}{{ $a.Labels.alertname }}{{ end }}' % std.strReplace(shaped, 'shape!=""', 'shape=%q, instrument_alert=%q'),
             ],
             runbook_url: '%s#%s' % [c.runbookBase, 'fabricfleetwideshape'],
           },

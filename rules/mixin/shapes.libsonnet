@@ -134,6 +134,12 @@ local table = {
                    'alert %s has no entry in rules/mixin/shapes.libsonnet: give it its shape (or null)' % r.alert;
             local s = table[r.alert];
             if s == null || s == 'counted' then r
+            // The instrument is many mechanisms (probes failing, a collector, an exporter):
+            // each instrument alert also names itself, so the breaker counts, and Alertmanager
+            // holds back, only alerts of one kind (deploy/examples/alertmanager.yml, equal:
+            // [shape, instrument_alert]); a collector failing on one node is not held back
+            // under probes failing fleet-wide.
+            else if s == 'instrument' then r { labels+: { shape: s, instrument_alert: r.alert } }
             else r { labels+: { shape: s } }
           for r in g.rules
         ],

@@ -6,7 +6,8 @@ loaded fleets, a mixed 200G/25G fleet, a fleet with one CPU-starved harness, a n
 send rate regressed over days) this builds the series the exporter would publish, evaluates
 every recording and alerting rule of rules/fabric-ladder.rules.yml with `promtool test rules`
 and asserts the complete set of firing alerts (alertname, instance, target) at the end of the
-scenario: exactly the expected ones, and no rule that fails to evaluate. It prints a confusion
+scenario: exactly the expected ones, and no rule that fails to evaluate. The fleet breaker
+(FabricFleetWideShape) names no node: it is (FabricFleetWideShape, None, "shape N"). It prints a confusion
 matrix (scenario x alert) and, for a failure, what fired instead.
 
 Inputs use only names the exporter produces: metric names from tests/golden/*.prom and the
@@ -34,7 +35,11 @@ from scenarios import SCENARIOS
 SRC = os.path.abspath(os.environ.get('FABRIC_SOURCE_DIR',
                                      os.path.join(os.path.dirname(__file__), '..', '..')))
 RULES = os.path.join(SRC, 'rules', 'fabric-ladder.rules.yml')
-QUERY = 'group by (alertname, instance, target) (ALERTS{alertstate="firing"})'
+# The fleet breaker names no node: its `target` here is the shape it names ("shape 1").
+QUERY = ('group by (alertname, instance, target) ('
+         'ALERTS{alertstate="firing", alertname!="FabricFleetWideShape"} or label_replace('
+         'ALERTS{alertstate="firing", alertname="FabricFleetWideShape"}, "target", "shape $1", '
+         '"shape", "(.*)"))')
 
 
 def producer_names(errors):
@@ -68,8 +73,10 @@ def instance_of(node):
 
 def expected_samples(expected):
     out = []
-    for alert, node, target in sorted(expected, key=lambda e: (e[0], e[1], e[2] or '')):
-        labels = {'alertname': alert, 'instance': instance_of(node)}
+    for alert, node, target in sorted(expected, key=lambda e: (e[0], e[1] or '', e[2] or '')):
+        labels = {'alertname': alert}
+        if node is not None:
+            labels['instance'] = instance_of(node)
         if target is not None:
             labels['target'] = target
         body = ','.join('%s="%s"' % kv for kv in sorted(labels.items()))
@@ -116,7 +123,7 @@ def parse_got(output):
     fired = set()
     for body in GOT.findall(m.group(1)):
         labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', body))
-        node = labels.get('instance', '').rsplit(':', 1)[0]
+        node = labels['instance'].rsplit(':', 1)[0] if 'instance' in labels else None
         fired.add((labels.get('alertname'), node, labels.get('target')))
     return fired
 
@@ -202,7 +209,7 @@ def main():
 
 def fmt(e):
     alert, node, target = e
-    return '%s{%s%s}' % (alert, node, '' if target is None else ' -> ' + target)
+    return '%s{%s%s}' % (alert, node or '', '' if target is None else ' -> ' + target)
 
 
 def print_matrix(cases, fired_by, alerts):

@@ -204,12 +204,14 @@ class Node:
                  tcp_wmem_max=268435456, tx_pause_per_hour=15, rx_pause_per_hour=10,
                  squeeze_per_hour=0, retransmits_per_hour=2000, crc_per_hour=0, cpus=2,
                  config_sha='0' * 64, up=True, mesh_rtt=30e-6, dies_at=None, role='compute',
-                 expected_mtu=9000):
+                 expected_mtu=9000, rack=None):
         self.name = name
         # The MTU the fleet config declares for the node (fleet.nodes[].mtu): its
         # fabric_fleet_node_info{expected_mtu}; a path expects the smaller of its two ends'.
         self.expected_mtu = expected_mtu
         self.role = role  # fleet role (fabric_fleet_node_info{role}); None: not configured
+        self.rack = rack  # fleet rack (node and peer info {rack}); None: not configured
+        self.failing_collectors = set()  # collectors whose every scrape fails
         self.rx_path = copy.deepcopy(RX_PATH)
         self.address = address
         self.line_rate = line_rate  # bytes/s, constant or f(t)
@@ -247,10 +249,11 @@ def _const_or(v, t):
 
 
 class Fleet:
-    def __init__(self, nodes, hours=2.0, step_seconds=120):
+    def __init__(self, nodes, hours=2.0, step_seconds=120, mesh_max_peers=MESH_MAX_PEERS):
         self.nodes = {n.name: n for n in nodes}
         self.hours = hours
         self.step_seconds = step_seconds
+        self.mesh_max_peers = mesh_max_peers  # the mesh's max_peers (mesh.md)
 
     def node(self, name):
         return self.nodes[name]
@@ -305,7 +308,7 @@ class Fleet:
         return out
 
     def mesh_peers(self, name):
-        return [p for p in sorted(self.nodes) if p != name][:MESH_MAX_PEERS]
+        return [p for p in sorted(self.nodes) if p != name][:self.mesh_max_peers]
 
     def _mesh_loss(self, n, target):
         loss = n.mesh_loss.get(target, 0)
@@ -349,20 +352,25 @@ class Fleet:
         out = [s('up', {}, 1 if n.up else 0)]
         for c in ('flows', 'mesh', 'netdev', 'pcie', 'probes', 'rdma', 'sockbuf', 'softnet',
                   'tcp'):
-            out.append(s('fabric_scrape_collector_success', {'collector': c}, 1))
+            out.append(s('fabric_scrape_collector_success', {'collector': c},
+                         0 if c in n.failing_collectors else 1))
         out.append(s('fabric_exporter_config_info', {'sha256': n.config_sha}, 1))
         node_info = {'expected_mtu': str(n.expected_mtu), 'fabric_address': n.address,
                      'fabric_interface': n.interface, 'node': n.name}
         if n.role is not None:
             node_info['role'] = n.role
+        if n.rack is not None:
+            node_info['rack'] = n.rack
         out.append(s('fabric_fleet_node_info', node_info, 1))
         for peer in self.nodes.values():
             if peer.name == n.name:
                 continue
             path_mtu = min(n.expected_mtu, peer.expected_mtu)
-            out.append(s('fabric_fleet_peer_info', {
-                'address': peer.address, 'expected_interface': peer.interface,
-                'expected_mtu': str(path_mtu), 'peer': peer.name}, 1))
+            peer_info = {'address': peer.address, 'expected_interface': peer.interface,
+                         'expected_mtu': str(path_mtu), 'peer': peer.name}
+            if peer.rack is not None:
+                peer_info['rack'] = peer.rack
+            out.append(s('fabric_fleet_peer_info', peer_info, 1))
         dev = {'device': n.interface}
         out.append(s('fabric_netdev_speed_bytes', dev, n.line_rate))
         out.append(s('fabric_netdev_mtu_bytes', dev, n.mtu))
@@ -372,9 +380,11 @@ class Fleet:
                                                 driver_version='6.1.0-18-amd64',
                                                 firmware_version='22.39.1002 (MT_0000000436)',
                                                 pci_address=n.pci_address), 1))
+        # Both pause counters of the fabric NIC, as tests/golden/nics.prom publishes them: the
+        # standard stats with the interface's role, the driver's port counters without.
         for direction, per_hour in (('tx', n.tx_pause_per_hour), ('rx', n.rx_pause_per_hour)):
-            out.append(s('fabric_netdev_pause_frames_total', dict(dev, direction=direction),
-                         counter(per_hour)))
+            out.append(s('fabric_netdev_pause_frames_total',
+                         dict(dev, direction=direction, role='fabric'), counter(per_hour)))
             out.append(s('fabric_netdev_driver_pause_frames_total',
                          dict(dev, direction=direction), counter(per_hour)))
         out.append(s('fabric_netdev_crc_errors_total', dev, counter(n.crc_per_hour)))

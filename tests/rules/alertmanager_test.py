@@ -36,7 +36,8 @@ for labels, want in cases:
         print(f'{labels}: routed to {got!r}, want {want!r}')
         failed += 1
 
-# (labels, the alertname that inhibits it or None). The breaker fires for shape 7.
+# (labels, the alertname that inhibits it or None). The breaker fires for shape 7
+# and for the instrument's FabricProbeFailing.
 ALERTS = [
     ({'alertname': 'FabricFleetWideShape', 'severity': 'warning', 'shape': '7'}, None),
     # Shape 7 on two nodes: held back under the breaker.
@@ -52,9 +53,26 @@ ALERTS = [
       'instance': 'n01', 'target': 'n02'}, None),
     # The existing rule still works: an exporter down holds back its stale probes.
     ({'alertname': 'FabricExporterDown', 'severity': 'warning', 'shape': 'instrument',
-      'instance': 'n05'}, None),
+      'instrument_alert': 'FabricExporterDown', 'instance': 'n05'}, None),
     ({'alertname': 'FabricProbeStale', 'severity': 'warning', 'shape': 'instrument',
-      'instance': 'n05', 'probe': 'tcp_multi', 'target': 'n01'}, 'FabricExporterDown'),
+      'instrument_alert': 'FabricProbeStale', 'instance': 'n05', 'probe': 'tcp_multi',
+      'target': 'n01'}, 'FabricExporterDown'),
+    # The breaker for the instrument counts one kind (instrument_alert): probes
+    # failing fleet-wide (a rotated secret) hold back the per-node
+    # FabricProbeFailing alerts, never a real instrument alert of another kind:
+    # a collector failing on one node, an exporter down (n05 above), a stale
+    # probe, a node whose results were contended.
+    ({'alertname': 'FabricFleetWideShape', 'severity': 'warning', 'shape': 'instrument',
+      'instrument_alert': 'FabricProbeFailing'}, None),
+    ({'alertname': 'FabricProbeFailing', 'severity': 'warning', 'shape': 'instrument',
+      'instrument_alert': 'FabricProbeFailing', 'instance': 'n30', 'probe': 'tcp_multi',
+      'target': 'n31', 'reason': 'auth'}, 'FabricFleetWideShape'),
+    ({'alertname': 'FabricCollectorFailing', 'severity': 'warning', 'shape': 'instrument',
+      'instrument_alert': 'FabricCollectorFailing', 'instance': 'n32',
+      'collector': 'netdev'}, None),
+    ({'alertname': 'FabricProbeHarnessLimited', 'severity': 'info', 'shape': 'instrument',
+      'instrument_alert': 'FabricProbeHarnessLimited', 'instance': 'n33', 'probe': 'tcp_multi',
+      'verdict': 'contended'}, None),
     # The latency mesh. n10 is dead: most of its probers lose it (the per-target
     # alert, naming n10's instance), so their per-path alerts to it and n10's own
     # FabricExporterDown are held back; a lossy path to another node is not.
@@ -67,7 +85,7 @@ ALERTS = [
     ({'alertname': 'FabricPathRttJump', 'severity': 'warning', 'instance': 'n13',
       'target': 'n10'}, 'FabricPathTargetLossy'),
     ({'alertname': 'FabricExporterDown', 'severity': 'warning', 'shape': 'instrument',
-      'instance': 'n10'}, 'FabricPathTargetLossy'),
+      'instrument_alert': 'FabricExporterDown', 'instance': 'n10'}, 'FabricPathTargetLossy'),
     ({'alertname': 'FabricPathLoss', 'severity': 'warning', 'instance': 'n11',
       'target': 'n14'}, None),
     # n20's own uplink drops: it loses most of its targets (the per-source alert)
@@ -133,15 +151,16 @@ def check_inhibition():
         call(base, '/api/v2/alerts', [{'labels': labels} for labels, _ in ALERTS])
 
         def state():
-            """{(alertname, instance, target): sorted names of what inhibits it}."""
+            """{(alertname, instance, target, shape): sorted names of what inhibits it}."""
             got = call(base, '/api/v2/alerts')
             fp_name = {a['fingerprint']: a['labels']['alertname'] for a in got}
-            return {(a['labels']['alertname'], a['labels'].get('instance'),
-                     a['labels'].get('target')):
+            return {key(a['labels']):
                     sorted(fp_name.get(fp, fp) for fp in a['status']['inhibitedBy']) for a in got}
 
         def key(labels):
-            return (labels['alertname'], labels.get('instance'), labels.get('target'))
+            # The breakers differ by shape only.
+            return (labels['alertname'], labels.get('instance'), labels.get('target'),
+                    labels.get('shape'))
         # The API asks the inhibitor per request, but the inhibitor learns the
         # source alerts from the alert store asynchronously: wait until every
         # alert that should be inhibited is. Then every source is known, and
