@@ -39,6 +39,10 @@ struct SocketRecord {
   IpAddress remote;
   uint16_t remote_port = 0;
   uint8_t state = 0;
+  // The socket's inode (idiag_inode): what /proc/PID/fd links name, so the
+  // owning process can be found. 0 for an orphaned socket (closed by its
+  // process, still draining).
+  uint32_t inode = 0;
   std::optional<TcpInfo> info;
   std::optional<uint32_t> rcvbuf;  // SK_MEMINFO_RCVBUF / SNDBUF, bytes.
   std::optional<uint32_t> sndbuf;

@@ -127,6 +127,7 @@ Status ParseInetDiagBuffer(std::string_view buffer, std::vector<SocketRecord>& o
         record.local_port = ntohs(msg.id.idiag_sport);
         record.remote_port = ntohs(msg.id.idiag_dport);
         record.state = msg.idiag_state;
+        record.inode = msg.idiag_inode;
         auto attrs = payload.substr(NLMSG_ALIGN(sizeof(inet_diag_msg)));
         FABRIC_RETURN_IF_ERROR(
             WalkAttributes(attrs, "inet_diag", [&](uint16_t type, std::string_view data) {

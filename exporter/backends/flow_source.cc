@@ -36,9 +36,12 @@ Status DumpSockets(std::vector<SocketRecord>& out) {
     message.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
     message.request.sdiag_family = family;
     message.request.sdiag_protocol = IPPROTO_TCP;
-    // Only states that move data; listeners and TIME-WAIT are not flows.
-    message.request.idiag_states =
-        (1u << TCP_ESTABLISHED) | (1u << TCP_FIN_WAIT1) | (1u << TCP_CLOSE_WAIT);
+    // Only states with data and a TCP_INFO: listeners and TIME-WAIT are not
+    // flows. The closing states keep a connection's last acked bytes in view
+    // until it is gone (a per-file loop closes one every file).
+    message.request.idiag_states = (1u << TCP_ESTABLISHED) | (1u << TCP_FIN_WAIT1) |
+                                   (1u << TCP_FIN_WAIT2) | (1u << TCP_CLOSE_WAIT) |
+                                   (1u << TCP_CLOSING) | (1u << TCP_LAST_ACK);
     message.request.idiag_ext = (1u << (INET_DIAG_INFO - 1)) | (1u << (INET_DIAG_SKMEMINFO - 1));
     auto dumped = socket->Dump(
         &message, sizeof(message),

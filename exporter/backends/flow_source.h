@@ -16,8 +16,9 @@ namespace fabric {
 class FlowSource {
  public:
   virtual ~FlowSource() = default;
-  // One dump of the TCP sockets that can carry data (ESTABLISHED, FIN-WAIT-1,
-  // CLOSE-WAIT) with TCP_INFO and buffer sizes, plus the host's addresses.
+  // One dump of the TCP sockets that carry data or are closing with data
+  // acked (ESTABLISHED, FIN-WAIT-1/2, CLOSE-WAIT, CLOSING, LAST-ACK) with
+  // TCP_INFO, inode and buffer sizes, plus the host's addresses.
   virtual Result<FlowSnapshot> Snapshot() = 0;
 };
 

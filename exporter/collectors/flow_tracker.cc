@@ -1,6 +1,7 @@
 #include "exporter/collectors/flow_tracker.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace fabric {
@@ -54,6 +55,21 @@ std::string_view ClassifyApplication(const std::vector<Application>& apps, uint1
   return kOther;
 }
 
+std::optional<std::string_view> ApplicationOfProcess(std::string_view comm) {
+  // comm is the basename the program was started by (at most 15 bytes), so
+  // Debian's alternatives for netcat appear under each of their names.
+  static constexpr std::pair<std::string_view, std::string_view> kProcesses[] = {
+      {"socat", "socat"},     {"nc", "netcat"},         {"ncat", "netcat"},
+      {"netcat", "netcat"},   {"nc.openbsd", "netcat"}, {"nc.traditional", "netcat"},
+      {"mbuffer", "mbuffer"}, {"rsync", "rsync"},       {"ssh", "ssh"},
+      {"sshd", "ssh"},        {"scp", "ssh"},           {"sftp-server", "ssh"},
+  };
+  for (const auto& [name, application] : kProcesses) {
+    if (comm == name) return application;
+  }
+  return std::nullopt;
+}
+
 std::string_view LimiterName(Limiter limiter) {
   switch (limiter) {
     case Limiter::kReceiverWindow:
@@ -72,25 +88,34 @@ std::string_view LimiterName(Limiter limiter) {
   return "unknown";
 }
 
-Limiter ClassifyLimiter(const LimiterTimes& t) {
+LimiterShares ShareLimiters(const LimiterTimes& t) {
   // The chronographs tick in jiffies, so busy can slightly exceed the
   // interval measured on CLOCK_MONOTONIC.
   const double interval = std::max(t.interval_us, t.busy_us);
   const double rwnd = std::max(0.0, t.rwnd_limited_us);
   const double sndbuf = std::max(0.0, t.sndbuf_limited_us);
   const double network = std::max(0.0, t.busy_us - rwnd - sndbuf);
-  const double application = std::max(0.0, interval - t.busy_us);
-  std::pair<double, Limiter> candidates[] = {
-      {rwnd, Limiter::kReceiverWindow},
-      {sndbuf, Limiter::kSendBuffer},
-      {network, Limiter::kNetwork},
-      {application, Limiter::kApplication},
-  };
-  auto best = candidates[0];
-  for (const auto& c : candidates) {
-    if (c.first > best.first) best = c;
+  const double idle = std::max(0.0, interval - t.busy_us);
+  return {{
+      {t.peer_stopped_reading ? Limiter::kApplication : Limiter::kReceiverWindow,
+       t.peer_stopped_reading ? 0.0 : rwnd},
+      {Limiter::kSendBuffer, sndbuf},
+      {Limiter::kNetwork, network},
+      {Limiter::kApplication, idle + (t.peer_stopped_reading ? rwnd : 0.0)},
+  }};
+}
+
+Limiter ClassifyLimiter(const LimiterTimes& t) {
+  const LimiterShares shares = ShareLimiters(t);
+  auto best = shares[0];
+  for (const auto& share : shares) {
+    if (share.second > best.second) best = share;
   }
-  return best.second;
+  return best.first;
+}
+
+bool PeerStoppedReading(double window_now, double peak_window, double mss) {
+  return mss > 0 && peak_window >= kOpenWindowBytes && window_now < 4 * mss;
 }
 
 std::vector<IpAddress> FlowTracker::LocalAddresses(const FlowSnapshot& snapshot) const {
@@ -114,10 +139,10 @@ bool FlowTracker::OnFabric(const IpAddress& local, const std::vector<IpAddress>&
   return false;
 }
 
-AggregateCounters& FlowTracker::CountersFor(const AggregateKey& key) {
+TransferCounters& FlowTracker::CountersFor(const TransferKey& key) {
   if (auto it = counters_.find(key); it != counters_.end()) return it->second;
   if (counters_.size() < settings_.max_series) return counters_[key];
-  return counters_[{std::string(kOther), key.application, key.limiter}];
+  return counters_[{std::string(kOther), key.application, key.direction}];
 }
 
 FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
@@ -125,6 +150,21 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
   std::erase_if(counters_, [&](const auto& entry) {
     return now - entry.second.last_update > settings_.counter_expiry_seconds;
   });
+  const std::optional<double> last_dump = std::exchange(last_dump_, now);
+
+  // A bulk flow of this interval; its application is settled once the
+  // owners of the sockets no port names are looked up, all in one walk.
+  struct Interval {
+    const SocketRecord* socket;
+    double moved;
+    double retransmits;
+    Limiter limiter;
+    LimiterShares shares;
+    double dt;
+    std::string_view application;
+  };
+  std::vector<Interval> intervals;
+  std::set<uint64_t> unnamed;
 
   FlowReport report;
   const auto addresses = LocalAddresses(snapshot);
@@ -135,47 +175,77 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     if (!OnFabric(s.local, addresses)) continue;
     ++report.sockets;
     const TcpInfo& info = *s.info;
-    SocketState state{now,
-                      *info.bytes_acked,
-                      *info.bytes_received,
-                      info.busy_us.value_or(0),
-                      info.rwnd_limited_us.value_or(0),
-                      info.sndbuf_limited_us.value_or(0),
-                      info.total_retrans};
-    auto prev_it = sockets_.find(s.cookie);
-    next[s.cookie] = state;
-    if (prev_it == sockets_.end()) continue;  // First sight: baseline only.
-    const SocketState& prev = prev_it->second;
+    SocketState state;
+    state.time = now;
+    state.acked = *info.bytes_acked;
+    state.received = *info.bytes_received;
+    state.busy_us = info.busy_us.value_or(0);
+    state.rwnd_us = info.rwnd_limited_us.value_or(0);
+    state.sndbuf_us = info.sndbuf_limited_us.value_or(0);
+    state.retrans = info.total_retrans;
+    SocketState prev;
+    if (auto prev_it = sockets_.find(s.cookie); prev_it != sockets_.end()) {
+      prev = prev_it->second;
+    } else if (last_dump) {
+      // Opened since the last dump: its counters started at zero then.
+      prev.time = *last_dump;
+    } else {
+      prev.time = now;  // Here before the exporter looked: baseline only.
+    }
+    const double window = info.snd_wnd.value_or(0);
+    state.peak_window = std::max(prev.peak_window, window);
+    state.owner = prev.owner;
+    SocketState& kept = next[s.cookie] = std::move(state);
     const double dt = now - prev.time;
     double sent = 0, received = 0;
-    if (dt <= 0 || !Delta(state.acked, prev.acked, sent) ||
-        !Delta(state.received, prev.received, received)) {
+    if (dt <= 0 || !Delta(kept.acked, prev.acked, sent) ||
+        !Delta(kept.received, prev.received, received)) {
       continue;
     }
     const bool sending = sent >= received;
     const double moved = sending ? sent : received;
-    const double goodput = moved / dt;
-    if (goodput < settings_.bulk_threshold_bytes_per_second) continue;
+    if (moved / dt < settings_.bulk_threshold_bytes_per_second) continue;
 
-    Limiter limiter = Limiter::kRemoteSender;
+    Interval interval{&s, moved, 0, Limiter::kRemoteSender, {}, dt, kOther};
+    interval.shares.fill({Limiter::kRemoteSender, 0});
+    interval.shares[0].second = dt * 1e6;
     if (sending) {
-      LimiterTimes times{dt * 1e6, 0, 0, 0};
-      if (info.busy_us && Delta(state.busy_us, prev.busy_us, times.busy_us) &&
-          Delta(state.rwnd_us, prev.rwnd_us, times.rwnd_limited_us) &&
-          Delta(state.sndbuf_us, prev.sndbuf_us, times.sndbuf_limited_us)) {
-        limiter = ClassifyLimiter(times);
+      LimiterTimes times;
+      times.interval_us = dt * 1e6;
+      times.peer_stopped_reading =
+          info.snd_wnd && PeerStoppedReading(window, kept.peak_window, info.snd_mss);
+      if (info.busy_us && Delta(kept.busy_us, prev.busy_us, times.busy_us) &&
+          Delta(kept.rwnd_us, prev.rwnd_us, times.rwnd_limited_us) &&
+          Delta(kept.sndbuf_us, prev.sndbuf_us, times.sndbuf_limited_us)) {
+        interval.limiter = ClassifyLimiter(times);
+        interval.shares = ShareLimiters(times);
       } else {
-        limiter = Limiter::kUnknown;
+        interval.limiter = Limiter::kUnknown;
+        interval.shares[0].first = Limiter::kUnknown;
       }
     }
-    AggregateKey key{
-        s.remote.ToString(),
-        std::string(ClassifyApplication(settings_.applications, s.local_port, s.remote_port)),
-        std::string(LimiterName(limiter))};
+    if (kept.retrans >= prev.retrans) interval.retransmits = kept.retrans - prev.retrans;
+    interval.application = ClassifyApplication(settings_.applications, s.local_port, s.remote_port);
+    if (interval.application == kOther && !kept.owner && s.inode != 0) unnamed.insert(s.inode);
+    intervals.push_back(interval);
+  }
+
+  std::map<uint64_t, std::string> owners;
+  if (owners_ && !unnamed.empty()) owners = owners_(unnamed);
+  for (Interval& interval : intervals) {
+    const SocketRecord& s = *interval.socket;
+    SocketState& state = next[s.cookie];
+    if (auto owner = owners.find(s.inode); owner != owners.end()) state.owner = owner->second;
+    if (interval.application == kOther && state.owner) {
+      interval.application = ApplicationOfProcess(*state.owner).value_or(kOther);
+    }
+    const TcpInfo& info = *s.info;
+    AggregateKey key{s.remote.ToString(), std::string(interval.application),
+                     std::string(LimiterName(interval.limiter))};
     ActiveAggregate flow;
     flow.bulk_flows = 1;
-    flow.goodput = goodput;
-    flow.best.goodput = goodput;
+    flow.goodput = interval.moved / interval.dt;
+    flow.best.goodput = flow.goodput;
     flow.best.rtt_seconds = info.rtt_us * 1e-6;
     if (info.delivery_rate) flow.best.delivery_rate = static_cast<double>(*info.delivery_rate);
     if (info.snd_mss > 0) {
@@ -187,9 +257,14 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     if (s.rcvbuf) flow.best.receive_buffer_bytes = *s.rcvbuf;
     MergeInto(report.active[key], flow);
 
-    AggregateCounters& counters = CountersFor(key);
-    counters.bytes += moved;
-    if (state.retrans >= prev.retrans) counters.retransmits += state.retrans - prev.retrans;
+    TransferCounters& counters =
+        CountersFor({key.peer, key.application,
+                     interval.limiter == Limiter::kRemoteSender ? "receive" : "send"});
+    counters.bytes += interval.moved;
+    counters.retransmits += interval.retransmits;
+    for (const auto& [limiter, us] : interval.shares) {
+      if (us > 0) counters.limited_seconds[std::string(LimiterName(limiter))] += us / 1e6;
+    }
     counters.last_update = now;
   }
   sockets_ = std::move(next);

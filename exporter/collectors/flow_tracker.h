@@ -4,10 +4,13 @@
 // limiter that is exported (never one series per socket).
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -39,11 +42,22 @@ std::vector<Application> DefaultApplications(uint16_t probe_port = 9878);
 std::string_view ClassifyApplication(const std::vector<Application>& apps, uint16_t local_port,
                                      uint16_t remote_port);
 
+// The application of a bulk flow no port names, from the process that holds
+// its socket (/proc/PID/comm): the tools that move a stream through
+// userspace read()/write() buffers by construction (socat, the netcat
+// family, mbuffer), and rsync and ssh on ports of their own. nullopt for any
+// other process.
+std::optional<std::string_view> ApplicationOfProcess(std::string_view comm);
+
 enum class Limiter {
-  kReceiverWindow,  // The peer's advertised window ran out (tcpi_rwnd_limited).
+  kReceiverWindow,  // The peer's advertised window ran out (tcpi_rwnd_limited)
+                    // while small: the receive buffer is the cap.
   kSendBuffer,      // Everything in the send buffer was in flight (tcpi_sndbuf_limited).
   kNetwork,         // Busy, limited by neither: the congestion window / path.
-  kApplication,     // Not busy: the application gave TCP nothing to send.
+  kApplication,     // Not busy: the application gave TCP nothing to send; or
+                    // rwnd-limited behind a window the peer had opened wide
+                    // and now keeps closed: the receiving process is not
+                    // reading, its buffer is not the cap.
   kRemoteSender,    // The flow mostly receives here: the limit is decided at the peer.
   kUnknown,         // This kernel's tcp_info has no busy/rwnd/sndbuf chronographs.
 };
@@ -57,9 +71,24 @@ struct LimiterTimes {
   double busy_us = 0;
   double rwnd_limited_us = 0;
   double sndbuf_limited_us = 0;
+  // The peer's window is closed after having been wide open
+  // (PeerStoppedReading): rwnd-limited time is the receiving application's.
+  bool peer_stopped_reading = false;
 };
+// How long each limiter held the flow in the interval, microseconds.
+using LimiterShares = std::array<std::pair<Limiter, double>, 4>;
+LimiterShares ShareLimiters(const LimiterTimes& t);
 // The limiter that held the flow longest in the interval.
 Limiter ClassifyLimiter(const LimiterTimes& t);
+
+// A receiver that stopped reading, seen from the sender: the window it
+// advertises now is under four segments while it once advertised
+// kOpenWindowBytes or more on this connection. A receive buffer that small
+// (SO_RCVBUF, rmem_max) never opens that wide; a large buffer that its
+// process does not drain closes. Judged per dump, so the collector's
+// limited-seconds counters, not one scrape, carry the verdict.
+inline constexpr double kOpenWindowBytes = 256 * 1024;
+bool PeerStoppedReading(double window_now, double peak_window, double mss);
 
 struct FlowsSettings {
   // A socket is on the fabric when its local address is in one of these
@@ -101,24 +130,47 @@ struct ActiveAggregate {
   BestFlow best;
 };
 
-struct AggregateCounters {
+// A transfer over time: everything one application moved with one peer,
+// across its connections (a per-file scp or rsync loop opens one per file)
+// and whatever limited each interval, so the series neither vanish between
+// connections nor split when the limiter flips.
+struct TransferKey {
+  std::string peer;
+  std::string application;
+  std::string direction;  // "send" or "receive": which end of the flows this is.
+  auto operator<=>(const TransferKey&) const = default;
+};
+
+struct TransferCounters {
   double bytes = 0;
   double retransmits = 0;
+  // Flow-seconds each limiter held the bulk flows (by LimiterName): the
+  // tcpi_busy_time / rwnd_limited / sndbuf_limited chronographs summed, so a
+  // limiter that alternates between scrapes is judged by its share of time.
+  std::map<std::string, double> limited_seconds;
   double last_update = 0;  // Monotonic seconds.
 };
 
 struct FlowReport {
   size_t sockets = 0;  // On-fabric sockets in this dump, bulk or not.
   std::map<AggregateKey, ActiveAggregate> active;
-  const std::map<AggregateKey, AggregateCounters>* counters = nullptr;
+  const std::map<TransferKey, TransferCounters>* counters = nullptr;
 };
+
+// The processes holding socket inodes (common/kernel/socket_owners.h); the
+// tracker asks only for bulk flows no port names, once per socket.
+using OwnerLookup = std::function<std::map<uint64_t, std::string>(const std::set<uint64_t>&)>;
 
 class FlowTracker {
  public:
-  explicit FlowTracker(FlowsSettings settings) : settings_(std::move(settings)) {}
+  explicit FlowTracker(FlowsSettings settings, OwnerLookup owners = nullptr)
+      : settings_(std::move(settings)), owners_(std::move(owners)) {}
 
-  // Compares `snapshot` with the previous one. A socket's first appearance
-  // only sets its baseline; sockets gone from the dump are forgotten.
+  // Compares `snapshot` with the previous one. Sockets in the first snapshot
+  // only set their baseline (what they moved before the exporter looked is
+  // not this interval's); a socket that appears later opened since the last
+  // dump, so its whole tcpi_bytes_acked / bytes_received counts, from its
+  // first byte. Sockets gone from the dump are forgotten.
   FlowReport Update(const FlowSnapshot& snapshot);
 
   size_t tracked_sockets() const { return sockets_.size(); }
@@ -132,15 +184,19 @@ class FlowTracker {
     uint64_t rwnd_us = 0;
     uint64_t sndbuf_us = 0;
     uint32_t retrans = 0;
+    double peak_window = 0;            // The largest window the peer advertised.
+    std::optional<std::string> owner;  // The process, once looked up.
   };
 
   std::vector<IpAddress> LocalAddresses(const FlowSnapshot& snapshot) const;
   bool OnFabric(const IpAddress& local, const std::vector<IpAddress>& addresses) const;
-  AggregateCounters& CountersFor(const AggregateKey& key);
+  TransferCounters& CountersFor(const TransferKey& key);
 
   FlowsSettings settings_;
+  OwnerLookup owners_;
   std::unordered_map<uint64_t, SocketState> sockets_;
-  std::map<AggregateKey, AggregateCounters> counters_;
+  std::map<TransferKey, TransferCounters> counters_;
+  std::optional<double> last_dump_;  // Monotonic seconds of the previous snapshot.
 };
 
 }  // namespace fabric

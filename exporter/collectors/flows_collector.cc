@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/kernel/socket_owners.h"
 #include "common/log.h"
 #include "common/parse/ip_address.h"
 #include "common/read/file_reader.h"
@@ -70,10 +72,10 @@ FlowsSettings ParseSettings(const ConfigNode& node, uint16_t probe_port) {
 
 class FlowsCollector : public Collector {
  public:
-  FlowsCollector(FlowsSettings settings, std::unique_ptr<FlowSource> live,
+  FlowsCollector(FlowsSettings settings, std::unique_ptr<FlowSource> live, OwnerLookup owners,
                  std::vector<FlowSnapshot> recording, std::map<std::string, std::string> targets)
       : settings_(settings),
-        tracker_(std::move(settings)),
+        tracker_(std::move(settings), std::move(owners)),
         live_(std::move(live)),
         recording_(std::move(recording)),
         targets_(std::move(targets)) {}
@@ -113,10 +115,12 @@ class FlowsCollector : public Collector {
   // member: rules then name the path of a transfer without a join on the
   // peer's fleet info, which a large fleet publishes only for its probe
   // detail peers. A host outside the fleet has no target label.
-  LabelPairs Labels(const AggregateKey& key) const {
-    LabelPairs labels = {
-        {"peer", key.peer}, {"application", key.application}, {"limiter", key.limiter}};
-    if (auto target = targets_.find(key.peer); target != targets_.end()) {
+  // `extra`: the limiter of the gauges, the direction of the counters.
+  LabelPairs Labels(const std::string& peer, const std::string& application,
+                    const std::pair<const char*, const std::string*>& extra) const {
+    LabelPairs labels = {{"peer", peer}, {"application", application}};
+    if (extra.second != nullptr) labels.emplace_back(extra.first, *extra.second);
+    if (auto target = targets_.find(peer); target != targets_.end()) {
       labels.emplace_back("target", target->second);
     }
     return labels;
@@ -133,12 +137,13 @@ class FlowsCollector : public Collector {
                "(collectors.flows.bulk_threshold_bytes_per_second).",
                {}, settings_.bulk_threshold_bytes_per_second);
     for (const auto& [key, agg] : report.active) {
-      LabelPairs labels = Labels(key);
+      LabelPairs labels = Labels(key.peer, key.application, {"limiter", &key.limiter});
       sink.Gauge(Name("bulk_flows"),
                  "Bulk TCP flows active between the last two scrapes, by peer, application "
-                 "(well-known port) and limiter (what held them back most of the interval: "
-                 "receiver_window, send_buffer, network, application, or remote_sender for "
-                 "flows that mostly receive here).",
+                 "(well-known port, else the process holding the socket) and limiter (what "
+                 "held them back most of the interval: receiver_window, send_buffer, network, "
+                 "application (including a receiver that stopped reading), or remote_sender "
+                 "for flows that mostly receive here).",
                  labels, agg.bulk_flows);
       sink.Gauge(Name("goodput_bytes_per_second"),
                  "Application bytes per second of these bulk flows together (acked bytes sent, "
@@ -178,14 +183,25 @@ class FlowsCollector : public Collector {
       }
     }
     for (const auto& [key, c] : *report.counters) {
+      const LabelPairs labels = Labels(key.peer, key.application, {"direction", &key.direction});
       sink.Counter(Name("transferred_bytes_total"),
-                   "Bytes moved by bulk flows, by peer, application and limiter, counted between "
-                   "scrapes while a flow was bulk. Series unused for 15 minutes are dropped.",
-                   Labels(key), c.bytes);
+                   "Bytes moved by bulk flows, by peer, application and direction (send, or "
+                   "receive for flows the remote sender decides): one transfer over time "
+                   "across its connections, each counted from its first byte. Series unused "
+                   "for 15 minutes are dropped.",
+                   labels, c.bytes);
       sink.Counter(Name("retransmitted_segments_total"),
                    "Segments retransmitted by bulk flows (tcpi_total_retrans deltas), by peer, "
-                   "application and limiter.",
-                   Labels(key), c.retransmits);
+                   "application and direction.",
+                   labels, c.retransmits);
+      for (const auto& [limiter, seconds] : c.limited_seconds) {
+        sink.Counter(Name("limited_seconds_total"),
+                     "Flow-seconds each limiter held the bulk flows of a peer and application "
+                     "(the tcpi_busy_time, rwnd_limited and sndbuf_limited chronographs; "
+                     "remote_sender for flows that receive here): the share of time, not one "
+                     "scrape, says what limits a transfer whose limiter alternates.",
+                     Labels(key.peer, key.application, {"limiter", &limiter}), seconds);
+      }
     }
   }
 
@@ -214,9 +230,13 @@ std::unique_ptr<Collector> MakeFlowsCollector(const CollectorContext& context) {
     recording = std::move(*loaded);
   }
   std::unique_ptr<FlowSource> live;
+  OwnerLookup owners;
   if (recording.empty()) {
     if (IsProcfsMount(context.root.procfs())) {
       live = MakeNetlinkFlowSource();
+      owners = [root = context.root](const std::set<uint64_t>& inodes) {
+        return FindSocketOwners(root, inodes);
+      };
     } else {
       log::Info(
           "flows: --path.procfs is not a live procfs (a fixture tree?) and no "
@@ -234,7 +254,7 @@ std::unique_ptr<Collector> MakeFlowsCollector(const CollectorContext& context) {
       if (address.ok()) targets.emplace(address->ToString(), peer.name);
     }
   }
-  return std::make_unique<FlowsCollector>(std::move(settings), std::move(live),
+  return std::make_unique<FlowsCollector>(std::move(settings), std::move(live), std::move(owners),
                                           std::move(recording), std::move(targets));
 }
 

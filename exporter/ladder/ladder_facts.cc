@@ -138,6 +138,7 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
       if (name == peer_names.end() || Label(m, "application") == "fabric_probe") continue;
       const char* direction = Label(m, "limiter") == "remote_sender" ? "receive" : "send";
       facts.transfers[name->second][direction] += ValueOf(m);
+      facts.applications[name->second][direction][Label(m, "application")] += ValueOf(m);
     }
   }
   // NFS mounts whose server is a fleet peer, with their transfer sizes (by mount point).

@@ -4,8 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "active-probes/probe/error_kinds.h"
 #include "exporter/ladder/rule_thresholds.h"
@@ -447,18 +451,52 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
           *proved <= 0 || moved->second / *proved >= kTransferCriticalRatio) {
         continue;
       }
+      const std::string words = direction == Direction::kSend ? "send" : "receive";
       name("transfers_below_ladder",
-           "real transfers " + std::string(direction == Direction::kSend ? "send " : "receive ") +
-               FormatRate(moved->second) + ", " + FormatPercent(moved->second / *proved) +
-               " of the " + FormatRate(*proved) +
+           "real transfers " + words + " " + FormatRate(moved->second) + ", " +
+               FormatPercent(moved->second / *proved) + " of the " + FormatRate(*proved) +
                " the N-stream TCP probe proved on this path: the applications, not the fabric, "
-               "are the limit");
+               "are the limit" +
+               ApplicationsWords(input.facts.applications, input.peer, words));
       break;
     }
   }
 }
 
 }  // namespace
+
+std::string ApplicationWords(const std::string& application) {
+  // The shapes the rules name on the same flows (rules/mixin/config.libsonnet:
+  // sshApplications, copyApplications; rsync is the field's per-file protocol).
+  if (application == "ssh" || application == "scp" || application == "sftp") {
+    return application + " (SSH encryption on a trusted path: ssh, scp, sftp, rsync over ssh)";
+  }
+  if (application == "rsync") return "rsync (its per-file protocol)";
+  if (application == "socat" || application == "netcat" || application == "mbuffer") {
+    return application + " (a userspace copy pipeline: dd | socat, tar | nc)";
+  }
+  return application;
+}
+
+std::string ApplicationsWords(
+    const std::map<std::string, std::map<std::string, std::map<std::string, double>>>& facts,
+    const std::string& peer, const std::string& direction) {
+  auto by_peer = facts.find(peer);
+  if (by_peer == facts.end()) return "";
+  auto by_direction = by_peer->second.find(direction);
+  if (by_direction == by_peer->second.end() || by_direction->second.empty()) return "";
+  // The busiest first: the one to look at.
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& [application, rate] : by_direction->second) {
+    ranked.emplace_back(rate, application);
+  }
+  std::sort(ranked.begin(), ranked.end(), std::greater<>());
+  std::string out;
+  for (const auto& [rate, application] : ranked) {
+    out += (out.empty() ? ": " : "; ") + ApplicationWords(application) + " " + FormatRate(rate);
+  }
+  return out;
+}
 
 std::string FormatRate(double bytes_per_second) {
   double bits = bytes_per_second * 8;

@@ -40,6 +40,9 @@ struct PassiveFacts {
   // each direction ("send", "receive"; a flow the remote sender limits is received), the
   // probe's own flows left out: what the transfers recording rule sums.
   std::map<std::string, std::map<std::string, double>> transfers;
+  // The same flows by peer name, direction and application (the flows collector's
+  // `application`: a port's or the socket owner's name), so the page names who moves them.
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> applications;
   // The socket-buffer maxima by sysctl name (net.core.rmem_max, net.core.wmem_max,
   // net.ipv4.tcp_rmem, net.ipv4.tcp_wmem: the largest buffer each lets a socket have), bytes.
   std::map<std::string, double> socket_buffer_max;
@@ -107,6 +110,15 @@ Ladder BuildLadder(const LadderInput& input);
 
 // "92.1 Gbit/s", "850 Mbit/s": the ladder compares layers in bits per second like NIC speeds.
 std::string FormatRate(double bytes_per_second);
+// An application of the flows collector in the words of the shape the rules name it by:
+// "ssh (SSH encryption on a trusted path: ...)", "rsync (its per-file protocol)",
+// "socat (a userspace copy pipeline: ...)"; any other name as it is.
+std::string ApplicationWords(const std::string& application);
+// ": ssh (...) 1.2 Gbit/s; rsync (...) 800 Mbit/s" for a peer's flows in one direction, the
+// busiest first; "" without any.
+std::string ApplicationsWords(
+    const std::map<std::string, std::map<std::string, std::map<std::string, double>>>& facts,
+    const std::string& peer, const std::string& direction);
 // "92%", "4.8%".
 std::string FormatPercent(double fraction);
 // The self-check verdicts of the ladder in one sentence.

@@ -48,6 +48,15 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
   local pathFraction = 'instance_target_direction:fabric_probe_path_fraction:max',
   local sent = 'instance_target_application:fabric_flows_sent_goodput_bytes_per_second:sum',
   local sentFlows = 'instance_target_application:fabric_flows_sent_bulk_flows:sum',
+  // Real transfers over _config.transferWindow, from the flows collector's counters.
+  local sentRate = 'instance_target_application:fabric_flows_sent_bytes:rate',
+  local sentStreams = 'instance_target_application:fabric_flows_sent_bulk_flows:max',
+  local appShare = 'instance_target_application:fabric_flows_application_limited:ratio',
+  local atStreams = 'instance_target_application:fabric_probe_tcp_at_streams_bytes_per_second:min',
+  // What a transfer moved over the window, and what raw TCP carries with as many streams.
+  local moved = qe('%s{instance=%%q,target=%%q,application=%%q}' % sentRate, ['instance', 'target', 'application']),
+  local rawTcp = qe('%s{instance=%%q,target=%%q,application=%%q}' % atStreams, ['instance', 'target', 'application']),
+  local streams = qe('%s{instance=%%q,target=%%q,application=%%q}' % sentStreams, ['instance', 'target', 'application'], 'printf "%.0f"'),
   local latencyBound = 'instance_target_rung:fabric_storage_latency_bound:max',
   local rungs = 'probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write"',
   local scheduled = 'probe=~"rdma|tcp_multi|tcp_single|storage_read|storage_write|path"',
@@ -198,6 +207,57 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
           )
         ||| % c,
+      }, {
+        // Bytes each application sent to each fleet peer over the window: every connection
+        // counted from its first byte, one series across connections (flows_collector.cc).
+        record: sentRate,
+        expr: |||
+          sum by (instance, target, application) (
+            rate(fabric_flows_transferred_bytes_total{%(selector)s, direction="send", application!="fabric_probe"}[%(transferWindow)s])
+            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+          )
+        ||| % c,
+      }, {
+        // The most bulk flows a transfer ran at once over the window: 1 all through is a
+        // single-stream transfer.
+        record: sentStreams,
+        expr: 'max_over_time(%s[%s])' % [sentFlows, c.transferWindow],
+      }, {
+        // The share of the sending flows' time the application itself held them: not giving
+        // TCP data, or its receiver not reading (a window the receiver had opened wide, now
+        // closed). A limiter that alternates between scrapes is judged by its share of time.
+        record: appShare,
+        expr: |||
+          sum by (instance, target, application) (
+            rate(fabric_flows_limited_seconds_total{%(selector)s, limiter="application", application!="fabric_probe"}[%(transferWindow)s])
+            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+          )
+          / sum by (instance, target, application) (
+            rate(fabric_flows_limited_seconds_total{%(selector)s, limiter!="remote_sender", application!="fabric_probe"}[%(transferWindow)s])
+            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+          )
+        ||| % c,
+      }, {
+        // Raw TCP with as many streams as a transfer runs: its stream count x the
+        // single-stream rung, at most the N-stream rung, on the same path.
+        record: atStreams,
+        expr: |||
+          min by (instance, target, application) (
+            label_replace(
+              %(streams)s
+              * on (instance, target) group_left ()
+                max by (instance, target) (%(u)s{probe="tcp_single", direction="send"}),
+              "bound", "streams", "", ""
+            )
+            or
+            label_replace(
+              %(streams)s * 0
+              + on (instance, target) group_left ()
+                max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"}),
+              "bound", "rung", "", ""
+            )
+          )
+        ||| % { streams: sentStreams, u: uncontended },
       }, {
         // Shape 12's evidence per storage directory and rung (rung: the loaded run,
         // storage_read or storage_write): a depth-1 run slow per I/O (latency, not bandwidth)
@@ -389,27 +449,25 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
         name: 'fabric-ladder.paths',
         rules: [
           // Shape 2. One stream's ceiling is a property of TCP on the hardware (the ladder
-          // shows it); it is an alert only where it binds a real transfer: one flow at that
-          // ceiling, far below what parallel streams carry on the same path.
+          // shows it); it is an alert only where it binds a real transfer: one bulk flow all
+          // through the window (a tool that moves its data over one connection), far below what
+          // parallel streams carry on the same path. Where that one flow sits against the
+          // single-stream probe does not matter: the field's tools ran at 8-18 Gbit/s against
+          // a 47 Gbit/s probe stream, still single-stream by construction.
           alert('FabricSingleStreamCeiling', 'info', |||
             (
-              (%(sent)s and on (instance, target, application) (%(sentFlows)s == 1))
+              (%(sent)s and on (instance, target, application) (%(streams)s == 1))
               > on (instance, target) group_left () %(floor)s
             )
             / on (instance, target) group_left ()
               max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"})
             < %(singleStreamRatio)s
-            and on (instance, target, application)
-              (
-                %(sent)s
-                / on (instance, target) group_left ()
-                  max by (instance, target) (%(u)s{probe="tcp_single", direction="send"})
-              ) >= %(singleStreamBindRatio)s
-          ||| % (c { u: uncontended, sent: sent, sentFlows: sentFlows, floor: floor }), 'A single-stream transfer runs at the per-stream ceiling.',
-                'A single {{ $labels.application }} stream from {{ $labels.instance }} to {{ $labels.target }} moves %sB/s, at the %sB/s one TCP stream reaches on this path but only {{ $value | humanizePercentage }} of the %sB/s parallel streams carry: transfer with parallel streams (nconnect, multiple rsync jobs).' % [
-                  qe('%s{instance=%%q,target=%%q,application=%%q}' % sent, ['instance', 'target', 'application']),
-                  qe('max(%s{probe="tcp_single",direction="send",instance=%%q,target=%%q})' % uncontended, ['instance', 'target']),
+          ||| % (c { u: uncontended, sent: sentRate, streams: sentStreams, floor: floor }), 'A transfer runs over a single TCP stream, far below what parallel streams carry.',
+                'One {{ $labels.application }} connection from {{ $labels.instance }} to {{ $labels.target }} carried the transfer all through the last %s, at %sB/s: {{ $value | humanizePercentage }} of the %sB/s parallel streams carry on this path (one TCP stream reaches %sB/s here). A tool that moves its data over one connection cannot use the path: transfer with parallel streams (nconnect, several rsync or scp jobs, a parallel mover).' % [
+                  c.transferWindow,
+                  moved,
                   qe('max(%s{probe="tcp_multi",direction="send",instance=%%q,target=%%q})' % uncontended, ['instance', 'target']),
+                  qe('max(%s{probe="tcp_single",direction="send",instance=%%q,target=%%q})' % uncontended, ['instance', 'target']),
                 ]),
           // Shape 3: the multi-stream result is streams x the per-stream ceiling (the probe's
           // stream_limited verdict) and the stream sweep it triggered reached more with more
@@ -490,15 +548,14 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             ) < %(copyRatio)s
           ||| % c, 'Userspace copies reach a fraction of the zero-copy rate.',
                 'In {{ $labels.mode }} mode (read()/write() through userspace) the multi-stream probe from {{ $labels.instance }} reaches {{ $value | humanizePercentage }} of its {{ $labels.reference_mode }} rate, both measured back to back with {{ $labels.block_bytes | humanize1024 }}B blocks, the same streams and the same directions: tools that copy through userspace (dd | socat, many transfer tools) are CPU- or memory-capped on this node; use sendfile or O_DIRECT-chunked tools.'),
-          // Shape 8.
+          // Shape 8: the sending end of an ssh, scp or sftp session (rsync or tar over ssh
+          // too: the flows collector names the connection by port 22 or its ssh process), over
+          // the window so a per-file scp loop is one transfer.
           alert('FabricBulkTransferOverSsh', 'warning', |||
-            sum by (instance, peer, application) (
-              fabric_flows_goodput_bytes_per_second{%(selector)s, application=~"%(sshApplications)s"}
-            )
-            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+            %(sent)s{application=~"%(sshApplications)s"}
             > on (instance, target) group_left () %(floor)s
-          ||| % (c { floor: floor }), 'Bulk data moves over SSH on the fabric.',
-                '{{ $labels.instance }} moves {{ $value | humanize }}B/s of bulk data over {{ $labels.application }} with {{ $labels.target }}; SSH framing caps one stream near 2 GB/s while this path proved %sB/s with TCP.' % qe('max(instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi",instance=%q,target=%q})', ['instance', 'target'])),
+          ||| % (c { sent: sentRate, floor: floor }), 'Bulk data moves over SSH on the fabric.',
+                '{{ $labels.instance }} sends {{ $value | humanize }}B/s of bulk data to {{ $labels.target }} over {{ $labels.application }} (ssh, scp, sftp, or rsync and tar over ssh) in the last %s: SSH encrypts and frames every byte in one process per session, on a path that needs no encryption. This path proved %sB/s with TCP; use a transfer that does not run through ssh (rsync daemon, NFS, a parallel mover) or several sessions.' % [c.transferWindow, qe('max(instance_target_direction:fabric_probe_throughput_bytes_per_second:max{probe="tcp_multi",direction="send",instance=%q,target=%q})', ['instance', 'target'])]),
           // Shapes 8 and 9 as the symptom: the page.
           alert('FabricTransfersFarBelowLadder', 'critical', |||
             (
@@ -510,31 +567,49 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             < %(transferCriticalRatio)s
           ||| % (c { u: uncontended, floor: floor }), 'Real transfers run far below the ceiling the fabric proved.',
                 'Real bulk transfers %s move %sB/s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [flow, q('instance_target_direction:fabric_transfers_bytes_per_second:sum', pair), q(uncontended, pair, fixed='probe="tcp_multi"')], for_=c.transferPageFor),
-          // Shape 9: an application-limited transfer against raw TCP with as many streams: one
-          // flow against the single-stream probe, a parallel transfer's flows together
-          // against the multi-stream probe (its single best flow says nothing about it).
+          // Shape 9: a transfer the application itself held most of the time (not sending, or
+          // its receiver not reading), against raw TCP with as many streams on the same path:
+          // its stream count x the single-stream rung, at most the N-stream rung (a 3-flow tool
+          // is not judged against 8 streams). ssh and userspace copy pipelines have shapes of
+          // their own (8 and 4).
           alert('FabricApplicationProtocolGap', 'warning', |||
             (
               (
-                (%(app)s and on (instance, target, application) (%(appFlows)s == 1))
-                / on (instance, target) group_left ()
-                  max by (instance, target) (%(u)s{probe="tcp_single", direction="send"})
+                (%(app)s and on (instance, target, application) (%(streams)s == 1))
+                / on (instance, target, application) %(raw)s
               ) < %(appSingleStreamRatio)s
               or
               (
-                (%(app)s and on (instance, target, application) (%(appFlows)s > 1))
-                / on (instance, target) group_left ()
-                  max by (instance, target) (%(u)s{probe="tcp_multi", direction="send"})
+                (%(app)s and on (instance, target, application) (%(streams)s > 1))
+                / on (instance, target, application) %(raw)s
               ) < %(appMultiStreamRatio)s
             )
             and on (instance, target, application) (%(app)s > on (instance, target) group_left () %(floor)s)
+            and on (instance, target, application) (%(share)s >= %(appLimitedShare)s)
           ||| % (c {
-                   u: uncontended,
+                   app: '%s{application!~"%s|%s|fabric_probe"}' % [sentRate, c.sshApplications, c.copyApplications],
+                   streams: sentStreams,
+                   raw: atStreams,
+                   share: appShare,
                    floor: floor,
-                   app: 'sum by (instance, target, application) (fabric_flows_goodput_bytes_per_second{%(selector)s, limiter="application", application!~"%(sshApplications)s|fabric_probe"} * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info)' % c,
-                   appFlows: 'sum by (instance, target, application) (fabric_flows_bulk_flows{%(selector)s, limiter="application", application!~"%(sshApplications)s|fabric_probe"} * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info)' % c,
                  }), 'An application moves far less than raw TCP with as many streams on the same path.',
-                '{{ $labels.application }} from {{ $labels.instance }} to {{ $labels.target }} moves {{ $value | humanizePercentage }} of what raw TCP carries with as many streams on the same path, limited by the application itself: the protocol, not the network, is the ceiling.'),
+                '{{ $labels.application }} from {{ $labels.instance }} to {{ $labels.target }} moved %sB/s over the last %s on %s connection(s) at most: {{ $value | humanizePercentage }} of the %sB/s raw TCP carries with as many streams on this path (that many times the single-stream probe, at most the multi-stream probe). The application itself held its flows %s of the time (not sending, or its receiver not reading): its protocol, not the network or the socket buffers, is the ceiling.' % [
+                  moved, c.transferWindow, streams, rawTcp,
+                  qe('%s{instance=%%q,target=%%q,application=%%q}' % appShare, ['instance', 'target', 'application'], 'humanizePercentage'),
+                ]),
+          // Shape 4 on a real transfer: the process holding the sending socket is a tool that
+          // moves the stream through userspace read()/write() buffers (socat, netcat, mbuffer:
+          // dd | socat, tar | nc), below raw TCP with as many streams on the same path.
+          alert('FabricUserspaceCopyTransfer', 'info', |||
+            (
+              (
+                %(sent)s{application=~"%(copyApplications)s"}
+                > on (instance, target) group_left () %(floor)s
+              )
+              / on (instance, target, application) %(raw)s
+            ) < %(copyTransferRatio)s
+          ||| % (c { sent: sentRate, raw: atStreams, floor: floor }), 'A transfer runs through a userspace copy pipeline, far below raw TCP.',
+                'A {{ $labels.application }} pipeline from {{ $labels.instance }} to {{ $labels.target }} moved %sB/s over the last %s: {{ $value | humanizePercentage }} of the %sB/s raw TCP carries with as many streams on this path. Its process copies every byte through userspace read()/write() buffers (dd | socat, tar | nc); the copy-mode probe shows what such copies reach on this node. Use a tool that sends with sendfile or splice, or several streams.' % [moved, c.transferWindow, rawTcp]),
           // Shape 11.
           alert('FabricRetransmitStormSpeedMismatch', 'info', |||
             max by (instance, target) (

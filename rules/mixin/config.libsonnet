@@ -13,10 +13,9 @@
     pcieLineRatio: 0.95,
     // Socket buffers: the tcp_rmem/tcp_wmem max must hold this many BDPs.
     bdpFactor: 1,
-    // Shape 2 binds a real transfer: one flow at this fraction of the single-stream probe or
-    // more (it runs at the per-stream ceiling) and below singleStreamRatio of the multi-stream
-    // probe (parallel streams would move more). The ceiling alone is a fact, not an alert.
-    singleStreamBindRatio: 0.8,
+    // Shape 2 binds a real transfer: one bulk flow all through transferWindow (single-stream by
+    // construction: one ssh, rsync or NFS connection) moving below this fraction of what the
+    // multi-stream probe carries on the path. The ceiling alone is a fact, not an alert.
     singleStreamRatio: 0.5,
     // Shape 3: the stream sweep reached this multiple of the configured stream count's result.
     sweepGain: 1.1,
@@ -49,6 +48,18 @@
     appMultiStreamRatio: 0.6,
     // Applications treated as encrypted bulk transport (shape 8).
     sshApplications: 'ssh|scp|sftp',
+    // Real transfers are judged over this window from the flows collector's counters (bytes
+    // and limited flow-seconds), so a per-file loop of short connections is one transfer over
+    // time and a limiter that alternates between scrapes is judged by its share of time.
+    transferWindow: '5m',
+    // Shape 9 needs the application itself to have held the flows (not sending, or its
+    // receiver not reading) for at least this share of their time in transferWindow.
+    appLimitedShare: 0.5,
+    // Applications the flows collector names by the process holding the socket when it moves
+    // data through userspace read()/write() buffers (shape 4 on a real transfer), and the
+    // fraction of raw TCP with as many streams below which such a transfer is named.
+    copyApplications: 'socat|netcat|mbuffer',
+    copyTransferRatio: 0.5,
     // TX/RX asymmetry: a node's best send below this fraction of its best receive.
     txRxRatio: 0.85,
     // TX pause: a node above this multiple of the fleet median, and above a floor.

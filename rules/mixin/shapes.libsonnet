@@ -22,6 +22,7 @@ local table = {
   FabricProbeStreamLimited: '3',
   // Shape 4: copies through userspace.
   FabricCopyPathGap: '4',
+  FabricUserspaceCopyTransfer: '4',
   // Shape 5: buffered reads.
   FabricStorageBufferedReadSlow: '5',
   // Shape 6: parallel readers of one file.

@@ -425,6 +425,7 @@ class Fleet:
             out.append(s('fabric_probe_egress_matches_expected', key,
                          _bool_series(p['egress_ok'])))
             out.append(s('fabric_probe_jumbo_frames_pass', key, _bool_series(p['jumbo_ok'])))
+        sent = {}  # (peer, application, direction) -> the groups' goodput, for the counters
         for f in n.flows:
             peer_addr = self.nodes[f.peer].address
             # The flows collector names a fleet peer as `target` (flows_collector.cc).
@@ -433,8 +434,17 @@ class Fleet:
             out.append(s('fabric_flows_bulk_flows', key, f.flows))
             out.append(s('fabric_flows_goodput_bytes_per_second', key, f.goodput))
             out.append(s('fabric_flows_best_flow_goodput_bytes_per_second', key, f.best))
+            # Each flow of the group spends every second under its limiter.
+            out.append(s('fabric_flows_limited_seconds_total', key, counter(f.flows * 3600)))
+            direction = 'receive' if f.limiter == 'remote_sender' else 'send'
+            sent.setdefault((f.peer, f.application, direction), []).append(f)
+        # Bytes per peer, application and direction, whatever the limiter (one transfer).
+        for (peer, application, direction), groups in sent.items():
+            key = {'peer': self.nodes[peer].address, 'target': peer,
+                   'application': application, 'direction': direction}
             out.append(s('fabric_flows_transferred_bytes_total', key,
-                         counter(lambda t, f=f: _const_or(f.goodput, t) * 3600)))
+                         counter(lambda t, gs=groups: sum(_const_or(g.goodput, t)
+                                                          for g in gs) * 3600)))
         return out
 
     def _rx_path_series(self, s, n):

@@ -158,7 +158,8 @@ def shape01():
     b.rmem_max = b.wmem_max = 212992
     f.node(A).flows.append(Flow(B, 'nfs', 'receiver_window', 0.5e9, flows=1))
     b.flows.append(Flow(A, 'nfs', 'remote_sender', 0.5e9, flows=1))
-    return f, {('FabricSocketBufferBelowBdp', B, None),
+    # One NFS connection far below what parallel streams carry: shape 2 too (issue 42 item 10).
+    return f, {('FabricSocketBufferBelowBdp', B, None), ('FabricSingleStreamCeiling', A, B),
                ('FabricTransfersFarBelowLadder', A, B), ('FabricTransfersFarBelowLadder', B, A)}
 
 
@@ -316,7 +317,8 @@ def shape08():
     f = fleet3()
     f.node(A).flows.append(Flow(B, 'ssh', 'application', 1.98e9, flows=1))
     f.node(B).flows.append(Flow(A, 'ssh', 'remote_sender', 1.98e9, flows=1))
-    return f, {('FabricBulkTransferOverSsh', A, B), ('FabricBulkTransferOverSsh', B, A),
+    # The sender names shape 8; one ssh session is single-stream by construction (shape 2).
+    return f, {('FabricBulkTransferOverSsh', A, B), ('FabricSingleStreamCeiling', A, B),
                ('FabricTransfersFarBelowLadder', A, B), ('FabricTransfersFarBelowLadder', B, A)}
 
 
@@ -345,7 +347,7 @@ def shape09_single():
     f = fleet3()
     f.node(A).flows.append(Flow(B, 'rsync', 'application', 3.0e9, flows=1))
     f.node(B).flows.append(Flow(A, 'rsync', 'remote_sender', 3.0e9, flows=1))
-    return f, {('FabricApplicationProtocolGap', A, B),
+    return f, {('FabricApplicationProtocolGap', A, B), ('FabricSingleStreamCeiling', A, B),
                ('FabricTransfersFarBelowLadder', A, B), ('FabricTransfersFarBelowLadder', B, A)}
 
 
@@ -358,7 +360,8 @@ def shape09_near():
     f.node(B).flows.append(Flow(A, 'rsync', 'remote_sender', 0.75 * 24.6e9, flows=8))
     f.node(A).flows.append(Flow(C, 'rsync', 'application', 6.3e9, flows=1))
     f.node(C).flows.append(Flow(A, 'rsync', 'remote_sender', 6.3e9, flows=1))
-    return f, set()
+    # Not shape 9; the one stream to C is 26% of what 8 streams carry: shape 2 names it.
+    return f, {('FabricSingleStreamCeiling', A, C)}
 
 
 @scenario('shape10-transmit-asymmetry', shape=10)

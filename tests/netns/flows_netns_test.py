@@ -12,11 +12,23 @@ shaped to 1 Gbit/s with tc TBF; fl9a0 -> fl9b0 is not. The flows:
   2,000 idle connections to 198.18.9.2:5009                         -> no extra series
 
 The exporter is scraped twice (goodput needs two dumps) and the second
-scrape is checked. Needs root; exits 77 (ctest skip) otherwise.
+scrape is checked. Then, one after the other:
+
+  to 198.18.9.2:5011  one connection per 8 MiB "file", each open for one
+                      dump only                                     -> every byte counted
+  to 198.18.9.2:5010  dd | socat (a real userspace copy pipeline)   -> application socat
+
+Needs root (and socat); exits 77 (ctest skip) otherwise.
 """
+import fcntl
 import os
 import re
+import shutil
+import signal
+import socket
+import struct
 import subprocess
+import termios
 import sys
 import tempfile
 import time
@@ -27,6 +39,8 @@ NS_SEND, NS_RECV = "fl9a", "fl9b"
 PEER = os.path.join(HERE, "flow_peer.py")
 SHAPED_RATE_BYTES = 1e9 / 8
 SKIP = 77
+FILE_BYTES = 8 << 20
+FILES = 5
 
 
 def sh(*cmd, check=True):
@@ -84,6 +98,9 @@ def outside():
     if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
         print("SKIP: ip netns unavailable")
         return SKIP
+    if shutil.which("socat") is None:
+        print("SKIP: socat is not installed (scripts/setup-deps --test)")
+        return SKIP
     procs = []
     try:
         setup()
@@ -93,7 +110,9 @@ def outside():
                            "--listen", "198.18.9.2:5003",
                            "--listen", "198.18.9.2:22",
                            "--listen", "198.18.9.2:873",
-                           "--listen", "198.18.9.2:5009"))
+                           "--listen", "198.18.9.2:5009",
+                           "--listen", "198.18.9.2:5010",
+                           "--listen", "198.18.9.2:5011"))
         inner = subprocess.run(["ip", "netns", "exec", NS_SEND, sys.executable,
                                 os.path.abspath(__file__), "--inside"])
         return inner.returncode
@@ -127,6 +146,46 @@ def sample_count(text):
                if l and not l.startswith("#") and not l.startswith("exposer_"))
 
 
+def unacked(sock):
+    """Bytes of the socket's send queue the peer has not acknowledged (SIOCOUTQ)."""
+    return struct.unpack("i", fcntl.ioctl(sock, termios.TIOCOUTQ, b"\0" * 4))[0]
+
+
+def per_file_loop(exporter):
+    """scp per file, made deterministic: one connection per file, each sending FILE_BYTES,
+    waiting until all are acknowledged, then living through exactly one dump before it
+    closes. Before the first byte counted, the first dump of a connection was only its
+    baseline and none of these bytes were seen. Returns the scrape after the last."""
+    time.sleep(1.1)
+    exporter.metrics()  # The dump every connection below opened after.
+    data = b"\0" * FILE_BYTES
+    for _ in range(FILES):
+        with socket.create_connection(("198.18.9.2", 5011)) as conn:
+            conn.sendall(data)
+            deadline = time.monotonic() + 30
+            while unacked(conn) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(1.1)  # Scrapes within 1 s of the last dump reuse it.
+            exporter.metrics()
+    time.sleep(1.1)
+    return exporter.metrics()
+
+
+def copy_pipeline(exporter):
+    """dd | socat to the sink; two dumps while it runs. Returns the second scrape."""
+    pipeline = subprocess.Popen(
+        ["sh", "-c", "dd if=/dev/zero bs=64k 2>/dev/null | socat -u STDIN TCP:198.18.9.2:5010"],
+        start_new_session=True)
+    try:
+        time.sleep(1.5)
+        exporter.metrics()
+        time.sleep(2)
+        return exporter.metrics()
+    finally:
+        os.killpg(pipeline.pid, signal.SIGTERM)  # sh, dd and socat together
+        pipeline.wait()
+
+
 def inside():
     from fabric_testlib.exporter_process import Exporter
     failures = []
@@ -141,7 +200,7 @@ def inside():
         # two test applications exercise the extensible port table.
         f.write("collectors:\n  flows:\n    bulk_threshold_bytes_per_second: 200000\n"
                 "    applications:\n      rwndtest: ['5001']\n      sleeper: ['5003']\n"
-                "      shaped: ['5002']\n")
+                "      shaped: ['5002']\n      loop: ['5011']\n")
         config = f.name
     procs = []
     try:
@@ -180,6 +239,10 @@ def inside():
                 if time.monotonic() - started < 1.0:
                     reuse_pair = (first, second)
                     break
+            stop(procs)
+            procs.clear()
+            loop = per_file_loop(exporter)
+            copy = copy_pipeline(exporter)
         print("\n".join(l for l in got.splitlines()
                         if l.startswith(("fabric_flows_bulk_flows", "fabric_flows_goodput",
                                          'fabric_scrape_collector_success{collector="flows"'))))
@@ -207,9 +270,24 @@ def inside():
                              for m in reuse_pair)
             check(first and second == first,
                   f"a scrape within 1 s of the last reuses its result: {first} then {second}")
-        transferred = find(got, "fabric_flows_transferred_bytes_total", application="shaped")
+        transferred = find(got, "fabric_flows_transferred_bytes_total", application="shaped",
+                           direction="send")
         check(len(transferred) == 1 and transferred[0] > 0.9 * 3 * SHAPED_RATE_BYTES,
               f"transferred bytes counted for the shaped flow: {transferred}")
+        # Each connection of the loop was seen in one dump only: counted from its first byte
+        # (the SYN and FIN may add one each), one series across all of them.
+        looped = find(loop, "fabric_flows_transferred_bytes_total", application="loop",
+                      direction="send", peer="198.18.9.2")
+        check(len(looped) == 1 and 0 <= looped[0] - FILES * FILE_BYTES <= 2 * FILES,
+              f"a per-file loop of {FILES} connections counted whole in one series: {looped} "
+              f"for {FILES * FILE_BYTES} bytes sent")
+        check(sum(find(copy, "fabric_flows_bulk_flows", application="socat",
+                       peer="198.18.9.2")) == 1,
+              "dd | socat: named socat by the process holding the socket")
+        check(not find(copy, "fabric_flows_bulk_flows", application="other"),
+              "dd | socat: no flow left unnamed")
+        seconds = find(copy, "fabric_flows_limited_seconds_total", application="socat")
+        check(seconds and sum(seconds) > 0, f"dd | socat: time in limiters counted: {seconds}")
     finally:
         stop(procs)
         os.unlink(config)

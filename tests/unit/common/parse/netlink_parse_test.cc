@@ -48,6 +48,7 @@ std::string DiagMessage(size_t info_len, uint64_t cookie) {
   inet_diag_msg msg{};
   msg.idiag_family = AF_INET;
   msg.idiag_state = 1;
+  msg.idiag_inode = 987654;
   msg.id.idiag_sport = htons(40001);
   msg.id.idiag_dport = htons(22);
   inet_pton(AF_INET, "198.18.9.1", msg.id.idiag_src);
@@ -87,6 +88,7 @@ TEST(NetlinkParseTest, InetDiagFullTcpInfo) {
   EXPECT_EQ(s.remote.ToString(), "198.18.9.2");
   EXPECT_EQ(s.local_port, 40001);
   EXPECT_EQ(s.remote_port, 22);
+  EXPECT_EQ(s.inode, 987654u);
   ASSERT_TRUE(s.info.has_value());
   EXPECT_EQ(s.info->rtt_us, 400u);
   EXPECT_EQ(s.info->bytes_acked, 123456789u);

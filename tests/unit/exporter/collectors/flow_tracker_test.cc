@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 namespace fabric {
 namespace {
 
@@ -101,7 +106,7 @@ TEST(FlowTrackerTest, FirstSightIsBaselineThenGoodputFromDeltas) {
   EXPECT_DOUBLE_EQ(agg.goodput, 10'000'000);
   EXPECT_DOUBLE_EQ(agg.best.rtt_seconds, 400e-6);
   EXPECT_DOUBLE_EQ(*agg.best.congestion_window_bytes, 10'000);
-  EXPECT_DOUBLE_EQ(second.counters->at(key).bytes, 20'000'000);
+  EXPECT_DOUBLE_EQ(second.counters->at({"198.18.9.2", "ssh", "send"}).bytes, 20'000'000);
 }
 
 TEST(FlowTrackerTest, AggregatesByPeerApplicationLimiter) {
@@ -153,16 +158,153 @@ TEST(FlowTrackerTest, BelowThresholdIsNotBulk) {
 
 TEST(FlowTrackerTest, ClosedSocketsAreForgottenAndCounterResetsRebaseline) {
   FlowTracker tracker(FlowsSettings{});
-  tracker.Update(Snap(0, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 22, 0, 0),
+  tracker.Update(Snap(0, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 22, 5e9, 0),
                           Socket(2, "198.18.9.1", 40001, "198.18.9.2", 22, 9e9, 0)}));
   EXPECT_EQ(tracker.tracked_sockets(), 2u);
   // Socket 2 closed; socket 1's counter went backwards (a recycled cookie).
   auto r = tracker.Update(Snap(1, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 22, 0, 0)}));
   EXPECT_EQ(tracker.tracked_sockets(), 1u);
   EXPECT_TRUE(r.active.empty());
-  // A socket reappearing after being forgotten starts from a new baseline.
-  r = tracker.Update(Snap(2, {Socket(2, "198.18.9.1", 40001, "198.18.9.2", 22, 9.5e9, 0)}));
-  EXPECT_TRUE(r.active.empty());
+  // From the new baseline on, socket 1 counts again.
+  r = tracker.Update(Snap(2, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 22, 4e6, 0)}));
+  EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "ssh", "send"}).bytes, 4e6);
+}
+
+// What a socket moved before the exporter's first dump is not counted; a
+// socket that appears later opened since the last dump, so tcpi_bytes_acked
+// counts whole, from its first byte (the kernel's totals include the first
+// interval).
+TEST(FlowTrackerTest, ANewConnectionCountsFromItsFirstByte) {
+  FlowTracker tracker(FlowsSettings{});
+  auto first = tracker.Update(Snap(10, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 22, 7e9, 0)}));
+  EXPECT_TRUE(first.active.empty());
+  EXPECT_TRUE(first.counters->empty());
+  auto r = tracker.Update(Snap(12, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 22, 7.01e9, 0),
+                                    Socket(2, "198.18.9.1", 40001, "198.18.9.2", 22, 30e6, 0)}));
+  const auto& agg = r.active.at({"198.18.9.2", "ssh", "application"});
+  EXPECT_EQ(agg.bulk_flows, 2);
+  EXPECT_DOUBLE_EQ(agg.goodput, 5e6 + 15e6);
+  EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "ssh", "send"}).bytes, 10e6 + 30e6);
+}
+
+// scp or rsync per file: each connection lives less than a scrape interval.
+// Every one is counted whole, and the transfer is one series all along.
+TEST(FlowTrackerTest, APerFileLoopIsOneTransferOverTime) {
+  FlowTracker tracker(FlowsSettings{});
+  tracker.Update(Snap(0, {}));
+  for (int file = 1; file <= 5; ++file) {
+    auto r = tracker.Update(
+        Snap(file * 5, {Socket(file, "198.18.9.1", 40000 + file, "198.18.9.2", 22, 2e9, 0, 5e6)}));
+    ASSERT_EQ(r.active.size(), 1u) << file;
+    EXPECT_DOUBLE_EQ(r.active.begin()->second.goodput, 2e9 / 5) << file;
+    ASSERT_EQ(r.counters->size(), 1u) << file;
+    EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "ssh", "send"}).bytes, file * 2e9) << file;
+  }
+}
+
+TEST(FlowTrackerTest, CountersSplitSentFromReceived) {
+  FlowTracker tracker(FlowsSettings{});
+  tracker.Update(Snap(0, {}));
+  auto r = tracker.Update(Snap(1, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 873, 5e6, 0),
+                                   Socket(2, "198.18.9.1", 873, "198.18.9.2", 40001, 0, 7e6)}));
+  EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "rsync", "send"}).bytes, 5e6);
+  EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "rsync", "receive"}).bytes, 7e6);
+  EXPECT_DOUBLE_EQ(
+      r.counters->at({"198.18.9.2", "rsync", "receive"}).limited_seconds.at("remote_sender"), 1);
+}
+
+// The limiter alternates between intervals (rsync: network, then its own
+// protocol): the time counters carry both, the bytes stay one series.
+TEST(FlowTrackerTest, LimitedSecondsAccumulateAcrossALimiterThatAlternates) {
+  FlowTracker tracker(FlowsSettings{});
+  tracker.Update(Snap(0, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 873, 0, 0)}));
+  // 10 s busy (network), then 10 s of which 2 busy (application).
+  auto r =
+      tracker.Update(Snap(10, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 873, 100e6, 0, 10e6)}));
+  EXPECT_EQ(r.active.begin()->first.limiter, "network");
+  r = tracker.Update(Snap(20, {Socket(1, "198.18.9.1", 40000, "198.18.9.2", 873, 200e6, 0, 12e6)}));
+  EXPECT_EQ(r.active.begin()->first.limiter, "application");
+  const auto& c = r.counters->at({"198.18.9.2", "rsync", "send"});
+  EXPECT_DOUBLE_EQ(c.bytes, 200e6);
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("network"), 12);
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("application"), 8);
+  EXPECT_FALSE(c.limited_seconds.contains("receiver_window"));
+}
+
+// Seen from the sender, both are rwnd-limited. A receiver whose buffer is
+// small never opens its window wide: the buffer is the cap. A receiver that
+// opened a wide window and now keeps it closed has a large buffer it does not
+// drain: its process, not the buffer, is the limit.
+TEST(FlowTrackerTest, AReceiverThatStopsReadingIsTheApplication) {
+  auto rwnd_limited = [](uint64_t cookie, uint64_t acked, uint64_t busy, uint32_t window) {
+    auto s = Socket(cookie, "198.18.9.1", 40000 + cookie, "198.18.9.2", 873, acked, 0, busy,
+                    busy * 9 / 10);
+    s.info->snd_mss = 8948;
+    s.info->snd_wnd = window;
+    return s;
+  };
+  FlowTracker tracker(FlowsSettings{});
+  tracker.Update(Snap(0, {rwnd_limited(1, 0, 0, 4 << 20), rwnd_limited(2, 0, 0, 8192)}));
+  auto r =
+      tracker.Update(Snap(1, {rwnd_limited(1, 50e6, 1e6, 0), rwnd_limited(2, 50e6, 1e6, 4096)}));
+  EXPECT_EQ(r.active.count({"198.18.9.2", "rsync", "application"}), 1u);
+  EXPECT_EQ(r.active.count({"198.18.9.2", "rsync", "receiver_window"}), 1u);
+  const auto& c = r.counters->at({"198.18.9.2", "rsync", "send"});
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("application"), 0.9);
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("receiver_window"), 0.9);
+  // Window open again: the same socket is receiver_window-limited while it is.
+  r = tracker.Update(Snap(2, {rwnd_limited(1, 100e6, 2e6, 1 << 20)}));
+  EXPECT_EQ(r.active.begin()->first.limiter, "receiver_window");
+}
+
+TEST(PeerStoppedReadingTest, WideOnceAndClosedNow) {
+  EXPECT_TRUE(PeerStoppedReading(0, 4 << 20, 8948));
+  EXPECT_TRUE(PeerStoppedReading(4 * 8948 - 1, kOpenWindowBytes, 8948));
+  EXPECT_FALSE(PeerStoppedReading(4 * 8948, kOpenWindowBytes, 8948));
+  EXPECT_FALSE(PeerStoppedReading(0, kOpenWindowBytes - 1, 8948));
+  EXPECT_FALSE(PeerStoppedReading(0, 4 << 20, 0));
+}
+
+TEST(ApplicationOfProcessTest, CopyToolsAndNamedTransports) {
+  EXPECT_EQ(ApplicationOfProcess("socat"), "socat");
+  EXPECT_EQ(ApplicationOfProcess("nc"), "netcat");
+  EXPECT_EQ(ApplicationOfProcess("nc.openbsd"), "netcat");
+  EXPECT_EQ(ApplicationOfProcess("ncat"), "netcat");
+  EXPECT_EQ(ApplicationOfProcess("mbuffer"), "mbuffer");
+  EXPECT_EQ(ApplicationOfProcess("rsync"), "rsync");
+  EXPECT_EQ(ApplicationOfProcess("sshd"), "ssh");
+  EXPECT_EQ(ApplicationOfProcess("fabric_probe"), std::nullopt);
+  EXPECT_EQ(ApplicationOfProcess("python3"), std::nullopt);
+  EXPECT_EQ(ApplicationOfProcess(""), std::nullopt);
+}
+
+// A flow no port names is named by the process holding its socket, looked up
+// once per socket and only while it is bulk.
+TEST(FlowTrackerTest, TheOwnerProcessNamesAFlowNoPortNames) {
+  std::vector<std::set<uint64_t>> asked;
+  FlowTracker tracker(FlowsSettings{}, [&](const std::set<uint64_t>& inodes) {
+    asked.push_back(inodes);
+    return std::map<uint64_t, std::string>{{501, "socat"}, {503, "python3"}};
+  });
+  auto pipeline = [](uint64_t cookie, uint16_t port, uint64_t acked, uint32_t inode) {
+    // Busy all the time it sends, 50 MB/s: network-limited.
+    auto s = Socket(cookie, "198.18.9.1", 40000 + cookie, "198.18.9.2", port, acked, 0, acked / 50);
+    s.inode = inode;
+    return s;
+  };
+  tracker.Update(Snap(0, {pipeline(1, 5000, 0, 501), pipeline(2, 22, 0, 502),
+                          pipeline(3, 6000, 0, 503), pipeline(4, 7000, 0, 504)}));
+  EXPECT_TRUE(asked.empty());  // Nothing bulk yet.
+  auto r = tracker.Update(Snap(1, {pipeline(1, 5000, 50e6, 501), pipeline(2, 22, 50e6, 502),
+                                   pipeline(3, 6000, 50e6, 503), pipeline(4, 7000, 10, 504)}));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (std::set<uint64_t>{501, 503}));
+  EXPECT_EQ(r.active.count({"198.18.9.2", "socat", "network"}), 1u);
+  EXPECT_EQ(r.active.count({"198.18.9.2", "ssh", "network"}), 1u);
+  EXPECT_EQ(r.active.count({"198.18.9.2", "other", "network"}), 1u);
+  r = tracker.Update(Snap(2, {pipeline(1, 5000, 100e6, 501)}));
+  EXPECT_EQ(asked.size(), 1u);  // Known from the last lookup.
+  EXPECT_EQ(r.active.count({"198.18.9.2", "socat", "network"}), 1u);
 }
 
 TEST(FlowTrackerTest, DefaultObservesEveryNonLoopbackAddress) {

@@ -109,8 +109,20 @@ TEST(FlowsCollectorTest, RecordingReplaysTheSameExpositionEveryScrape) {
                        "\"send_buffer\",peer=\"198.18.9.2\",window=\"send_buffer\"} 212992"),
             std::string::npos)
       << first;
-  EXPECT_NE(first.find("fabric_flows_transferred_bytes_total" + labels + " 600000000"),
-            std::string::npos);
+  // The counters: one transfer per peer, application and direction, and the
+  // flow-seconds each limiter held it (1.8 of 2 s send_buffer-limited).
+  EXPECT_NE(first.find("fabric_flows_transferred_bytes_total{application=\"rsync\","
+                       "direction=\"send\",peer=\"198.18.9.2\"} 600000000"),
+            std::string::npos)
+      << first;
+  EXPECT_NE(first.find("fabric_flows_limited_seconds_total{application=\"rsync\","
+                       "limiter=\"send_buffer\",peer=\"198.18.9.2\"} 1.8"),
+            std::string::npos)
+      << first;
+  EXPECT_NE(first.find("fabric_flows_limited_seconds_total{application=\"rsync\","
+                       "limiter=\"network\",peer=\"198.18.9.2\"} 0.2"),
+            std::string::npos)
+      << first;
 }
 
 // One scrape of a flows collector replaying two snapshots 2 s apart in

@@ -457,5 +457,26 @@ TEST(LadderModel, NfsMountOnThePeerNamesItsTransportAndTheSizeCap) {
   EXPECT_EQ(BuildLadder(in).binding_text, BuildLadder(without).binding_text);
 }
 
+// The page names who moves the data, in the words of the shape the rules name each by.
+TEST(LadderModel, TransfersBelowTheLadderNameTheApplications) {
+  LadderInput in = HealthyPath();
+  in.facts.transfers["node-b"] = {{"send", 1.0e9}};
+  in.facts.applications["node-b"]["send"] = {{"rsync", 0.3e9}, {"ssh", 0.6e9}, {"socat", 0.1e9}};
+  in.facts.applications["node-b"]["receive"] = {{"netcat", 0.2e9}};
+  Ladder l = BuildLadder(in);
+  auto shape = std::find_if(l.shapes.begin(), l.shapes.end(),
+                            [](const Shape& s) { return s.id == "transfers_below_ladder"; });
+  ASSERT_NE(shape, l.shapes.end());
+  EXPECT_NE(shape->words.find(
+                "are the limit: ssh (SSH encryption on a trusted path: ssh, scp, sftp, rsync "
+                "over ssh) 4.8 Gbit/s; rsync (its per-file protocol) 2.4 Gbit/s; socat (a "
+                "userspace copy pipeline: dd | socat, tar | nc) 800 Mbit/s"),
+            std::string::npos)
+      << shape->words;
+  EXPECT_EQ(shape->words.find("netcat"), std::string::npos) << shape->words;  // Other direction.
+  EXPECT_EQ(ApplicationWords("mover"), "mover");
+  EXPECT_EQ(ApplicationsWords(in.facts.applications, "node-c", "send"), "");
+}
+
 }  // namespace
 }  // namespace fabric::ladder
