@@ -7,7 +7,7 @@ import shutil
 import subprocess
 
 from fabric_testlib.exporter_process import FIXTURES, Exporter
-from fabric_testlib.netns import ip
+from fabric_testlib.netns import bridge_fabric, ip, kill_namespace_processes
 
 HUB = "fs-prom"
 BRIDGE = "fs-br0"
@@ -44,9 +44,8 @@ probes:
   path: {{interval: 1s, echo_timeout: 1s}}
   budget: {budget}
   tcp: {{round: {round}, duration: 1s, warmup: 300ms, streams: 2, single_stream: false,
-         single_stream_every: 1, calibration: {{enabled: false}}}}
+         single_stream_every: 1, calibration: {{candidate: 200ms}}}}
 collectors:
-  flows: {{enabled: false}}
   netdev: {{interfaces: [{iface}]}}
 {extra}"""
 
@@ -70,21 +69,8 @@ class Fabric:
         self.sysfs = os.path.join(tmp, "node-b-sys")
 
     def build(self):
-        for ns in [ns for ns, _ in NODES.values()]:
-            ip("netns", "del", ns, check=False)
-            ip("netns", "add", ns)
-            ip("-n", ns, "link", "set", "lo", "up")
-        ip("-n", HUB, "link", "set", "lo", "up")
-        ip("-n", HUB, "link", "add", BRIDGE, "mtu", str(MTU), "type", "bridge")
-        ip("-n", HUB, "addr", "add", HUB_ADDRESS + "/24", "dev", BRIDGE)
-        ip("-n", HUB, "link", "set", BRIDGE, "up")
-        for i, (ns, address) in enumerate(NODES.values()):
-            port = f"fs-p{i}"
-            ip("link", "add", IFACE, "mtu", str(MTU), "netns", ns, "type", "veth", "peer", "name",
-               port, "mtu", str(MTU), "netns", HUB)
-            ip("-n", ns, "addr", "add", address + "/24", "dev", IFACE)
-            ip("-n", ns, "link", "set", IFACE, "up")
-            ip("-n", HUB, "link", "set", port, "master", BRIDGE, "up")
+        bridge_fabric(HUB, BRIDGE, HUB_ADDRESS, NODES.values(), IFACE, MTU, "fs-p")
+        for ns, _ in NODES.values():
             # A tuned fabric host: socket buffers hold the bandwidth-delay
             # product of the fastest NIC in the fleet (node-b's 200 GbE).
             for key in ("net.core.rmem_max", "net.core.wmem_max"):
@@ -132,12 +118,15 @@ class Fabric:
                 raise RuntimeError(f"tc {' '.join(args)}: {r.stderr.strip()} (this kernel needs "
                                    "sch_htb, sch_tbf and cls_u32)")
 
-    # The fault cases: 4-second rounds leave no room after the rung for a
+    # Calibration and the flows collector are on, as shipped. The fault cases:
+    # 7-second rounds, the least that holds the calibrated rung (2 directions x
+    # (1.3 s + 6 candidates x 0.2 s) + 2 s), leave no room after the rung for a
     # comparison run (it needs its expected time + 2 s of the round). The
     # comparison case restarts the nodes with COMPARISON_ROUND and the whole
-    # hour as budget, so a pair's first meeting runs tcp_multi_copy.
-    FAULT_ROUND = "4s"
-    COMPARISON_ROUND = "8s"
+    # hour as budget, so a pair's first meeting after its calibration runs
+    # tcp_multi_copy.
+    FAULT_ROUND = "7s"
+    COMPARISON_ROUND = "12s"
 
     def _write_configs(self, round=FAULT_ROUND, budget=0.05):
         secret = os.path.join(self.tmp, "probe.secret")
@@ -204,12 +193,3 @@ class Fabric:
             kill_namespace_processes(ns)
             ip("netns", "del", ns, check=False)
 
-
-def kill_namespace_processes(ns):
-    """Kills, by pid, whatever still runs in `ns` (left by a crashed run)."""
-    r = ip("netns", "pids", ns, check=False)
-    for pid in r.stdout.split():
-        try:
-            os.kill(int(pid), 9)
-        except (ProcessLookupError, ValueError):
-            pass

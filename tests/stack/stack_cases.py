@@ -6,7 +6,7 @@ import time
 import unittest
 
 from fabric import LINE_RATE, NODES, PORT, SIDE, SLOW_BURST, SLOW_RATE, Fabric, netns_exec
-from monitoring import Monitoring, Webhook, get_json
+from fabric_testlib.monitoring import Monitoring, Webhook, get_json
 from stack_test import BASELINE_SECONDS, FIRE_WITHIN, RESOLVE_WITHIN
 
 DIAGNOSTIC_SERIES = ("fabric_probe_throughput", "fabric_probe_egress", "fabric_probe_jumbo",
@@ -58,7 +58,7 @@ class StackTest(unittest.TestCase):
             cls.fabric.start_exporters()
             cls.webhook = Webhook()
             cls.mon = Monitoring(cls.tmp.name, {n: f"{a}:{PORT}" for n, (_, a) in NODES.items()},
-                                 cls.webhook)
+                                 cls.webhook, "tests/stack/stack_rules.jsonnet")
         except BaseException:
             cls.tearDownClass()
             raise
@@ -323,7 +323,7 @@ class StackTest(unittest.TestCase):
         self.wait_quiet()
         self.fabric.restart_for_comparisons()
         copy = 'fabric_probe_throughput_bytes_per_second{probe="tcp_multi_copy"}'
-        # A 3-node plan meets each ordered pair once in 6 rounds of 8 s; the
+        # A 3-node plan meets each ordered pair once in 6 rounds of 12 s; the
         # first meeting runs the comparison.
         got = self.wait_until(f"{copy} in Prometheus", lambda: self.mon.query(copy), 120)
         arrived = time.time()
