@@ -42,11 +42,14 @@ EXPECTED = {
 # FABRIC_REAL_APPS_STRICT=1 until the issue-41 branches are merged; the lead
 # removes this list then.
 PENDING_MERGE = {"scp", "scp_per_file", "rsync_ssh", "rsync_daemon", "dd_socat",
-                 # While the mover fills the line, the path check's one jumbo
-                 # echo per second is lost in the full queue again and again,
-                 # and FabricJumboFramesFailing fires (seen on 2 of 4 runs on
-                 # main): one lost echo is read as a failed MTU. No issue-41
-                 # branch changes that; the lead decides.
+                 # While the mover fills the line, on main: the path check's
+                 # one jumbo echo per second is lost in the full queue again
+                 # and again and FabricJumboFramesFailing fires (one lost echo
+                 # read as a failed MTU; 2 of 5 runs), or
+                 # FabricSocketBufferBelowBdp does (the veth's 10 Gbit/s x the
+                 # full queue's RTT above the host's 4 MiB net.core max, which
+                 # this kernel keeps in a namespace; 2 of 5 runs). No issue-41
+                 # branch changes either; the lead decides.
                  "mover"}
 # ---------------------------------------------------------------------------
 
@@ -297,4 +300,5 @@ class RealAppsTest(unittest.TestCase):
         self.run_case("dd_socat", self.sender.dd_socat(SIZE))
 
     def test_6_parallel_mover(self):
-        self.run_case("mover", self.sender.iperf3(seconds=8, streams=4), capped=False)
+        # As many streams as the multi-stream probe (8, its default).
+        self.run_case("mover", self.sender.iperf3(seconds=8, streams=8), capped=False)

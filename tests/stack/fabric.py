@@ -6,8 +6,9 @@ import os
 import shutil
 import subprocess
 
-from fabric_testlib.exporter_process import FIXTURES, Exporter
-from fabric_testlib.netns import bridge_fabric, ip, kill_namespace_processes
+from fabric_testlib.exporter_process import FIXTURES, Exporter, write_fleet_configs
+from fabric_testlib.netns import (bridge_fabric, ip, kill_namespace_processes,
+                                   tune_socket_buffers)
 
 HUB = "fs-prom"
 BRIDGE = "fs-br0"
@@ -71,12 +72,9 @@ class Fabric:
     def build(self):
         bridge_fabric(HUB, BRIDGE, HUB_ADDRESS, NODES.values(), IFACE, MTU, "fs-p")
         for ns, _ in NODES.values():
-            # A tuned fabric host: socket buffers hold the bandwidth-delay
-            # product of the fastest NIC in the fleet (node-b's 200 GbE).
-            for key in ("net.core.rmem_max", "net.core.wmem_max"):
-                netns_exec(ns, "sysctl", "-qw", f"{key}=1073741824")
-            for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
-                netns_exec(ns, "sysctl", "-qw", f"{key}=4096 131072 1073741824")
+            # Socket buffers hold the bandwidth-delay product of the fastest
+            # NIC in the fleet (node-b's 200 GbE).
+            tune_socket_buffers(ns)
             self.shape(ns, LINE_RATE)
         a, b = NODES["node-a"][0], NODES["node-b"][0]
         ip("link", "add", SIDE[0], "mtu", str(MTU), "netns", a, "type", "veth", "peer", "name",
@@ -129,20 +127,10 @@ class Fabric:
     COMPARISON_ROUND = "12s"
 
     def _write_configs(self, round=FAULT_ROUND, budget=0.05):
-        secret = os.path.join(self.tmp, "probe.secret")
-        with open(secret, "w") as f:
-            f.write(SECRET + "\n")
-        os.chmod(secret, 0o600)
-        nodes = "\n".join(f"    - {{name: {name}, address: {address}, interface: {IFACE}, "
-                          f"mtu: {MTU}}}" for name, (_, address) in NODES.items())
-        self.configs = {}
-        for name in NODES:
-            extra = PCIE_CONFIG.format(fixtures=FIXTURES) if name == FIXTURE_NODE else ""
-            path = os.path.join(self.tmp, name + ".yml")
-            with open(path, "w") as f:
-                f.write(CONFIG.format(self=name, nodes=nodes, secret=secret, iface=IFACE,
-                                      extra=extra, round=round, budget=budget))
-            self.configs[name] = path
+        self.configs = write_fleet_configs(
+            self.tmp, CONFIG, NODES, IFACE, MTU, SECRET, round=round, budget=budget,
+            extra=lambda name: PCIE_CONFIG.format(fixtures=FIXTURES) if name == FIXTURE_NODE
+            else "")
 
     # The fixture has two 200 GbE cards: 01:00.0 in a CPU x16 slot and 02:00.0
     # in a chipset slot wired x4. The copy names the x16 card's port fab0 (the

@@ -19,7 +19,7 @@ import sys
 TOOLS = ("prometheus", "prometheus-alertmanager", "promtool", "jsonnet", "tc", "curl", "ip")
 # Seconds a fault may take from injection to its notification: probe interval
 # (path 1 s, TCP plan round 7 s, a pair every few rounds) + scrape 1 s + rule
-# evaluation 1 s + `for: 4s` + Alertmanager group_wait 1 s, with room for a
+# evaluation 1 s + `for: 8s` + Alertmanager group_wait 1 s, with room for a
 # busy 2-core CI host.
 FIRE_WITHIN = 75
 RESOLVE_WITHIN = 75

@@ -52,6 +52,19 @@ def bridge_fabric(hub, bridge, hub_address, nodes, iface, mtu, port_prefix):
         ip("-n", hub, "link", "set", port, "master", bridge, "up")
 
 
+def tune_socket_buffers(ns, max_bytes=1 << 30):
+    """A tuned fabric host in namespace `ns`: socket buffers may grow to
+    `max_bytes`, enough for the bandwidth-delay product of the fastest NIC a
+    test fleet claims (a veth reports 10 Gbit/s; a fixture node 200 GbE).
+    Some kernels refuse net.core.rmem_max/wmem_max inside a namespace (6.18:
+    EINVAL, which `sysctl -q` does not report, so the host's value stays);
+    tcp_rmem/tcp_wmem always take."""
+    for key in ("net.core.rmem_max", "net.core.wmem_max"):
+        ip("netns", "exec", ns, "sysctl", "-qw", f"{key}={max_bytes}")
+    for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
+        ip("netns", "exec", ns, "sysctl", "-qw", f"{key}=4096 131072 {max_bytes}")
+
+
 def run_in_hub(hub, namespaces, script, *args):
     """Runs `script` (a Python file) with `args` inside a fresh namespace `hub`
     and returns its exit status; `hub` and `namespaces` are removed first (left
