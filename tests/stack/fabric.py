@@ -6,8 +6,9 @@ import os
 import shutil
 import subprocess
 
-from fabric_testlib.exporter_process import FIXTURES, Exporter
-from fabric_testlib.netns import ip
+from fabric_testlib.exporter_process import FIXTURES, Exporter, write_fleet_configs
+from fabric_testlib.netns import (bridge_fabric, ip, kill_namespace_processes,
+                                   tune_socket_buffers)
 
 HUB = "fs-prom"
 BRIDGE = "fs-br0"
@@ -44,9 +45,8 @@ probes:
   path: {{interval: 1s, echo_timeout: 1s}}
   budget: {budget}
   tcp: {{round: {round}, duration: 1s, warmup: 300ms, streams: 2, single_stream: false,
-         single_stream_every: 1, calibration: {{enabled: false}}}}
+         single_stream_every: 1, calibration: {{candidate: 200ms}}}}
 collectors:
-  flows: {{enabled: false}}
   netdev: {{interfaces: [{iface}]}}
 {extra}"""
 
@@ -70,27 +70,11 @@ class Fabric:
         self.sysfs = os.path.join(tmp, "node-b-sys")
 
     def build(self):
-        for ns in [ns for ns, _ in NODES.values()]:
-            ip("netns", "del", ns, check=False)
-            ip("netns", "add", ns)
-            ip("-n", ns, "link", "set", "lo", "up")
-        ip("-n", HUB, "link", "set", "lo", "up")
-        ip("-n", HUB, "link", "add", BRIDGE, "mtu", str(MTU), "type", "bridge")
-        ip("-n", HUB, "addr", "add", HUB_ADDRESS + "/24", "dev", BRIDGE)
-        ip("-n", HUB, "link", "set", BRIDGE, "up")
-        for i, (ns, address) in enumerate(NODES.values()):
-            port = f"fs-p{i}"
-            ip("link", "add", IFACE, "mtu", str(MTU), "netns", ns, "type", "veth", "peer", "name",
-               port, "mtu", str(MTU), "netns", HUB)
-            ip("-n", ns, "addr", "add", address + "/24", "dev", IFACE)
-            ip("-n", ns, "link", "set", IFACE, "up")
-            ip("-n", HUB, "link", "set", port, "master", BRIDGE, "up")
-            # A tuned fabric host: socket buffers hold the bandwidth-delay
-            # product of the fastest NIC in the fleet (node-b's 200 GbE).
-            for key in ("net.core.rmem_max", "net.core.wmem_max"):
-                netns_exec(ns, "sysctl", "-qw", f"{key}=1073741824")
-            for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
-                netns_exec(ns, "sysctl", "-qw", f"{key}=4096 131072 1073741824")
+        bridge_fabric(HUB, BRIDGE, HUB_ADDRESS, NODES.values(), IFACE, MTU, "fs-p")
+        for ns, _ in NODES.values():
+            # Socket buffers hold the bandwidth-delay product of the fastest
+            # NIC in the fleet (node-b's 200 GbE).
+            tune_socket_buffers(ns)
             self.shape(ns, LINE_RATE)
         a, b = NODES["node-a"][0], NODES["node-b"][0]
         ip("link", "add", SIDE[0], "mtu", str(MTU), "netns", a, "type", "veth", "peer", "name",
@@ -132,28 +116,21 @@ class Fabric:
                 raise RuntimeError(f"tc {' '.join(args)}: {r.stderr.strip()} (this kernel needs "
                                    "sch_htb, sch_tbf and cls_u32)")
 
-    # The fault cases: 4-second rounds leave no room after the rung for a
+    # Calibration and the flows collector are on, as shipped. The fault cases:
+    # 7-second rounds, the least that holds the calibrated rung (2 directions x
+    # (1.3 s + 6 candidates x 0.2 s) + 2 s), leave no room after the rung for a
     # comparison run (it needs its expected time + 2 s of the round). The
     # comparison case restarts the nodes with COMPARISON_ROUND and the whole
-    # hour as budget, so a pair's first meeting runs tcp_multi_copy.
-    FAULT_ROUND = "4s"
-    COMPARISON_ROUND = "8s"
+    # hour as budget, so a pair's first meeting after its calibration runs
+    # tcp_multi_copy.
+    FAULT_ROUND = "7s"
+    COMPARISON_ROUND = "12s"
 
     def _write_configs(self, round=FAULT_ROUND, budget=0.05):
-        secret = os.path.join(self.tmp, "probe.secret")
-        with open(secret, "w") as f:
-            f.write(SECRET + "\n")
-        os.chmod(secret, 0o600)
-        nodes = "\n".join(f"    - {{name: {name}, address: {address}, interface: {IFACE}, "
-                          f"mtu: {MTU}}}" for name, (_, address) in NODES.items())
-        self.configs = {}
-        for name in NODES:
-            extra = PCIE_CONFIG.format(fixtures=FIXTURES) if name == FIXTURE_NODE else ""
-            path = os.path.join(self.tmp, name + ".yml")
-            with open(path, "w") as f:
-                f.write(CONFIG.format(self=name, nodes=nodes, secret=secret, iface=IFACE,
-                                      extra=extra, round=round, budget=budget))
-            self.configs[name] = path
+        self.configs = write_fleet_configs(
+            self.tmp, CONFIG, NODES, IFACE, MTU, SECRET, round=round, budget=budget,
+            extra=lambda name: PCIE_CONFIG.format(fixtures=FIXTURES) if name == FIXTURE_NODE
+            else "")
 
     # The fixture has two 200 GbE cards: 01:00.0 in a CPU x16 slot and 02:00.0
     # in a chipset slot wired x4. The copy names the x16 card's port fab0 (the
@@ -204,12 +181,3 @@ class Fabric:
             kill_namespace_processes(ns)
             ip("netns", "del", ns, check=False)
 
-
-def kill_namespace_processes(ns):
-    """Kills, by pid, whatever still runs in `ns` (left by a crashed run)."""
-    r = ip("netns", "pids", ns, check=False)
-    for pid in r.stdout.split():
-        try:
-            os.kill(int(pid), 9)
-        except (ProcessLookupError, ValueError):
-            pass

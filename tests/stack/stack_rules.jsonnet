@@ -6,7 +6,11 @@
 local mixin = (import 'rules/mixin/mixin.libsonnet') + {
   _config+:: {
     selector: 'job="%s"' % std.extVar('job'),
-    causeFor: '4s',
+    // Longer than one calibrated probe session (2 directions x (1.3 s + 6 x
+    // 0.2 s candidates)), as the shipped 15m is longer than the shipped one:
+    // a path check that fails only while a probe fills the shaped line's
+    // queue (its echo dropped) must not last a whole `for:`.
+    causeFor: '8s',
     collectorFailingFor: '10s',
     exporterDownFor: '10s',
     probeFailingFor: '30s',

@@ -161,6 +161,29 @@ class Exporter:
         self.proc.stderr.close()
 
 
+def write_fleet_configs(directory, template, nodes, iface, mtu, secret, **fields):
+    """One exporter config per fleet node, for tests that run a fleet in
+    namespaces: writes `directory`/probe.secret (`secret`, mode 0600) and
+    `directory`/NAME.yml for each NAME of `nodes` ({name: (namespace,
+    address)}), `template` formatted with self (NAME), nodes (the fleet's node
+    list as YAML lines), secret (the file's path), iface and `fields` (a
+    callable field is called with NAME). Returns {name: path}."""
+    secret_path = os.path.join(directory, "probe.secret")
+    with open(secret_path, "w") as f:
+        f.write(secret + "\n")
+    os.chmod(secret_path, 0o600)
+    fleet = "\n".join(f"    - {{name: {name}, address: {address}, interface: {iface}, "
+                      f"mtu: {mtu}}}" for name, (_, address) in nodes.items())
+    paths = {}
+    for name in nodes:
+        values = {k: v(name) if callable(v) else v for k, v in fields.items()}
+        paths[name] = os.path.join(directory, name + ".yml")
+        with open(paths[name], "w") as f:
+            f.write(template.format(self=name, nodes=fleet, secret=secret_path, iface=iface,
+                                    **values))
+    return paths
+
+
 def promtool_check_metrics(text):
     """Returns promtool's complaints about an exposition ('' when clean)."""
     promtool = shutil.which("promtool")

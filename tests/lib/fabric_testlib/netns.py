@@ -21,6 +21,103 @@ def ip(*args, check=True):
     return subprocess.run(["ip", *args], check=check, capture_output=True, text=True)
 
 
+def kill_namespace_processes(ns):
+    """Kills, by pid, whatever still runs in namespace `ns` (left by a crashed run)."""
+    r = ip("netns", "pids", ns, check=False)
+    for pid in r.stdout.split():
+        try:
+            os.kill(int(pid), 9)
+        except (ProcessLookupError, ValueError):
+            pass
+
+
+def bridge_fabric(hub, bridge, hub_address, nodes, iface, mtu, port_prefix):
+    """A fabric of namespaces on one bridge: the bridge (MTU `mtu`, address
+    `hub_address`/24) in the existing namespace `hub`, and for each (ns,
+    address) of `nodes` a new namespace `ns` whose interface `iface` (a veth
+    whose hub end is port_prefix + its index) holds `address`/24."""
+    ip("-n", hub, "link", "set", "lo", "up")
+    ip("-n", hub, "link", "add", bridge, "mtu", str(mtu), "type", "bridge")
+    ip("-n", hub, "addr", "add", hub_address + "/24", "dev", bridge)
+    ip("-n", hub, "link", "set", bridge, "up")
+    for i, (ns, address) in enumerate(nodes):
+        ip("netns", "del", ns, check=False)
+        ip("netns", "add", ns)
+        ip("-n", ns, "link", "set", "lo", "up")
+        port = f"{port_prefix}{i}"
+        ip("link", "add", iface, "mtu", str(mtu), "netns", ns, "type", "veth", "peer", "name",
+           port, "mtu", str(mtu), "netns", hub)
+        ip("-n", ns, "addr", "add", address + "/24", "dev", iface)
+        ip("-n", ns, "link", "set", iface, "up")
+        ip("-n", hub, "link", "set", port, "master", bridge, "up")
+
+
+def tune_socket_buffers(ns, max_bytes=1 << 30):
+    """A tuned fabric host in namespace `ns`: socket buffers may grow to
+    `max_bytes`, enough for the bandwidth-delay product of the fastest NIC a
+    test fleet claims (a veth reports 10 Gbit/s; a fixture node 200 GbE).
+    Some kernels refuse net.core.rmem_max/wmem_max inside a namespace (6.18:
+    EINVAL, which `sysctl -q` does not report, so the host's value stays);
+    tcp_rmem/tcp_wmem always take."""
+    for key in ("net.core.rmem_max", "net.core.wmem_max"):
+        ip("netns", "exec", ns, "sysctl", "-qw", f"{key}={max_bytes}")
+    for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
+        ip("netns", "exec", ns, "sysctl", "-qw", f"{key}=4096 131072 {max_bytes}")
+
+
+def run_in_hub(hub, namespaces, script, *args):
+    """Runs `script` (a Python file) with `args` inside a fresh namespace `hub`
+    and returns its exit status; `hub` and `namespaces` are removed first (left
+    by a run that was killed outright) and after, whatever happened. ctest's
+    timeout sends SIGTERM: it unwinds through the cleanup too."""
+    import signal
+    import sys
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    every = [hub, *namespaces]
+    for ns in every:
+        kill_namespace_processes(ns)
+        ip("netns", "del", ns, check=False)
+    ip("netns", "add", hub)
+    try:
+        return subprocess.call(["ip", "netns", "exec", hub, sys.executable,
+                                os.path.abspath(script), *args])
+    finally:
+        for ns in every:
+            kill_namespace_processes(ns)
+            ip("netns", "del", ns, check=False)
+
+
+INSIDE_HUB = "--inside-hub"
+
+
+def hub_test_main(script, what, tools, hub, namespaces, test_case):
+    """The main of a test that runs inside a hub namespace (tests/stack,
+    tests/real_apps): started by hand or by ctest, it checks root, `tools`
+    and python3-yaml (exit 77, skipped, without them) and runs `script` again
+    inside `hub` (run_in_hub); there, it runs the unittest case class that
+    `test_case()` imports. Returns the exit status."""
+    import importlib.util
+    import shutil
+    import sys
+    import unittest
+    if len(sys.argv) > 1 and sys.argv[1] == INSIDE_HUB:
+        del sys.argv[1]
+        suite = unittest.TestLoader().loadTestsFromTestCase(test_case())
+        return 0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1
+    why = None
+    missing = [t for t in tools if shutil.which(t) is None]
+    if os.geteuid() != 0:
+        why = f"{what} needs root (network namespaces, tc)"
+    elif missing:
+        why = "missing " + ", ".join(missing) + " (scripts/setup-deps --test installs them)"
+    elif importlib.util.find_spec("yaml") is None:
+        why = "python3-yaml is not installed"
+    if why:
+        print("SKIP: " + why)
+        return 77
+    return run_in_hub(hub, namespaces, script, INSIDE_HUB, *sys.argv[1:])
+
+
 def require_root():
     """Exit with ctest's skip code (77) when namespaces cannot be made."""
     if os.geteuid() != 0:

@@ -1,6 +1,7 @@
-"""Real Prometheus and Alertmanager processes for the stack test, and the
-webhook receiver Alertmanager notifies: configs written to a temp dir, ports
-chosen free, every process stopped on exit."""
+"""Real Prometheus and Alertmanager processes for the tests that run the
+whole stack (tests/stack, tests/real_apps), and the webhook receiver
+Alertmanager notifies: configs written to a temp dir, ports chosen free,
+every process stopped on exit."""
 import json
 import os
 import subprocess
@@ -13,17 +14,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import yaml
 
 from fabric_testlib import listening
+from fabric_testlib.exporter_process import SOURCE_DIR
 
-SOURCE_DIR = os.environ.get(
-    "FABRIC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 JOB = "fabric-stack"
 
 
-def render_rules(path):
-    """The shipped mixin, overridden for the test (tests/stack/stack_rules.jsonnet)."""
+def render_rules(path, overrides):
+    """The shipped mixin, overridden for a test by the jsonnet file `overrides`
+    (relative to the source tree, e.g. tests/stack/stack_rules.jsonnet), which
+    reads the scrape job from the ext-str `job`."""
     rendered = subprocess.run(
         ["jsonnet", "--ext-str", "job=" + JOB, "-J", SOURCE_DIR,
-         os.path.join(SOURCE_DIR, "tests", "stack", "stack_rules.jsonnet")],
+         os.path.join(SOURCE_DIR, overrides)],
         check=True, capture_output=True, text=True).stdout
     yml = subprocess.run(["python3", os.path.join(SOURCE_DIR, "rules", "yaml_emit.py")],
                          input=rendered, check=True, capture_output=True, text=True).stdout
@@ -140,35 +142,28 @@ def wait_ready(url, what, proc, timeout=30):
 
 class Monitoring:
     """Prometheus scraping `targets` {instance: host:port} every second with
-    the rule bundle, notifying an Alertmanager that notifies `webhook`."""
+    the rule bundle rendered through `overrides` (see render_rules), notifying
+    an Alertmanager that notifies `webhook` (none without a webhook)."""
 
-    def __init__(self, tmp, targets, webhook):
+    def __init__(self, tmp, targets, webhook, overrides):
         self.tmp = tmp
         self.procs = []
         rules = os.path.join(tmp, "fabric-ladder.rules.yml")
-        render_rules(rules)
-        am_config = os.path.join(tmp, "alertmanager.yml")
-        alertmanager_config(webhook.url, am_config)
-        self.am = Process("alertmanager", lambda port: [
-            "prometheus-alertmanager", "--config.file=" + am_config,
-            "--storage.path=" + os.path.join(tmp, "am-data"),
-            f"--web.listen-address=127.0.0.1:{port}",
-            "--cluster.listen-address=", "--log.level=warn"], os.path.join(tmp, "am.log"))
-        self.procs.append(self.am)
-        am_port = self.am.port
-        self.am_url = f"http://127.0.0.1:{am_port}"
-        wait_ready(self.am_url + "/-/ready", "alertmanager", self.am)
+        render_rules(rules, overrides)
+        self.am = None
         prom_config = {
             "global": {"scrape_interval": "1s", "scrape_timeout": "900ms",
                        "evaluation_interval": "1s"},
             "rule_files": [rules],
-            "alerting": {"alertmanagers": [{"static_configs": [
-                {"targets": [f"127.0.0.1:{am_port}"]}]}]},
             "scrape_configs": [{
                 "job_name": JOB,
                 "static_configs": [{"targets": [t], "labels": {"instance": name}}
                                    for name, t in targets.items()]}],
         }
+        if webhook:
+            self._start_alertmanager(webhook)
+            prom_config["alerting"] = {"alertmanagers": [{"static_configs": [
+                {"targets": [f"127.0.0.1:{self.am.port}"]}]}]}
         prom_path = os.path.join(tmp, "prometheus.yml")
         with open(prom_path, "w") as f:
             yaml.safe_dump(prom_config, f)
@@ -182,6 +177,18 @@ class Monitoring:
         self.procs.append(self.prom)
         self.prom_url = f"http://127.0.0.1:{self.prom.port}"
         wait_ready(self.prom_url + "/-/ready", "prometheus", self.prom)
+
+    def _start_alertmanager(self, webhook):
+        tmp = self.tmp
+        am_config = os.path.join(tmp, "alertmanager.yml")
+        alertmanager_config(webhook.url, am_config)
+        self.am = Process("alertmanager", lambda port: [
+            "prometheus-alertmanager", "--config.file=" + am_config,
+            "--storage.path=" + os.path.join(tmp, "am-data"),
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--cluster.listen-address=", "--log.level=warn"], os.path.join(tmp, "am.log"))
+        self.procs.append(self.am)
+        wait_ready(f"http://127.0.0.1:{self.am.port}/-/ready", "alertmanager", self.am)
 
     def query(self, expr):
         url = self.prom_url + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
