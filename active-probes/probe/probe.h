@@ -6,6 +6,7 @@
 // nothing a kind did not declare.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,6 +22,9 @@
 
 namespace fabric::probe {
 
+using PeerFleetObserver =
+    std::function<void(const std::string& peer_host, const std::string& digest)>;
+
 // What every probe run gets from its owner: where procfs and sysfs are
 // mounted, the stop request (a signal, the exporter's shutdown: the run ends
 // within ~50 ms with an ErrorCode::kInterrupted error), and the clock.
@@ -28,6 +32,12 @@ struct ProbeContext {
   const SysRoot& root;
   StopToken stop;
   fabric::Clock& clock;
+  // The fleet agreement (docs/scale.md): this node's fleet digest, sent in the
+  // session's HELLO (empty: none, a probe by hand), and what receives the
+  // responder's answer (`peer_host`, its digest; "" from a responder that
+  // sends none). Default-initialised so {root, stop, clock} still builds one.
+  std::string fleet_digest{};
+  PeerFleetObserver on_peer_fleet{};
 };
 
 // One record's worth of a successful run: a direction of a TCP run, the

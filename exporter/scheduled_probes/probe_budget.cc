@@ -45,4 +45,9 @@ bool ProbeBudget::Allows(double now, double seconds) const {
   return BusySeconds(now) + seconds <= ratio_ * kWindowSeconds;
 }
 
+void ProbeBudget::Adopt(const ProbeBudget& previous) {
+  std::scoped_lock lock(mutex_, previous.mutex_);
+  spent_ = previous.spent_;
+}
+
 }  // namespace fabric

@@ -29,6 +29,8 @@ class ProbeBudget {
   // Whether a run of `seconds` starting at `now` keeps the last hour inside
   // the budget.
   bool Allows(double now, double seconds) const;
+  // Takes `previous`'s runs (a config reload: the hour spent so far still counts).
+  void Adopt(const ProbeBudget& previous);
 
  private:
   struct Interval {

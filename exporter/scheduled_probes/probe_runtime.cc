@@ -199,6 +199,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       settings_(settings),
       root_(root),
       budget_(settings.budget),
+      agreement_(fleet),
       pair_comparisons_(PairComparisonSlots()),
       storage_comparisons_(StorageComparisonSlots()) {
   std::vector<ProbeTask> tasks;
@@ -425,6 +426,15 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
 
 ProbeRuntime::~ProbeRuntime() { Stop(); }
 
+void ProbeRuntime::Adopt(const ProbeRuntime& previous) {
+  if (!settings_.recording.empty()) return;  // A replay shows the recording alone.
+  Status taken = store_.LoadText(previous.store_.SaveText(), "the results before the reload");
+  if (!taken.ok())
+    log::Warn("cannot keep the results over the reload", {{"err", taken.error().message}});
+  budget_.Adopt(previous.budget_);
+  for (const auto& [peer, meetings] : previous.meetings_) meetings_.insert({peer, meetings});
+}
+
 Status ProbeRuntime::Start() {
   if (settings_.responder.enabled) {
     probe::ResponderOptions options;
@@ -452,6 +462,13 @@ Status ProbeRuntime::Start() {
       options.allow.push_back(*parsed);
     }
     options.secret = settings_.tcp.secret;
+    options.fleet_digest = fleet_.digest;
+    // A requester without a digest is an older version or a probe by hand (fabric_probe
+    // tcp): served as before, and not listed, since its own exporter's requests (if any)
+    // say what it holds.
+    options.on_requester_fleet = [this](const std::string& address, const std::string& digest) {
+      if (!digest.empty()) agreement_.Observe(address, digest);
+    };
     options.max_streams = settings_.responder.max_streams;
     options.max_duration = std::chrono::milliseconds(
         static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
@@ -497,7 +514,10 @@ std::optional<std::string> ProbeRuntime::FabricBusy() {
 }
 
 probe::ProbeContext ProbeRuntime::Context(const CancelToken& token) {
-  return probe::ProbeContext{root_, token.stop_token(), clock_};
+  return probe::ProbeContext{root_, token.stop_token(), clock_, fleet_.digest,
+                             [this](const std::string& peer, const std::string& digest) {
+                               agreement_.Observe(peer, digest);
+                             }};
 }
 
 void ProbeRuntime::Persist() {
@@ -655,6 +675,10 @@ std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
         SystemClock wall;
         return BudgetState{settings_.budget, budget_.BusyRatio(wall.WallSeconds())};
       });
+}
+
+std::unique_ptr<Collector> ProbeRuntime::MakeFleetCollector() const {
+  return settings_.recording.empty() ? agreement_.MakeCollector() : nullptr;
 }
 
 std::unique_ptr<Collector> ProbeRuntime::MakeMeshCollector() const {

@@ -2,8 +2,9 @@
 """Normalises a /metrics exposition so it can be compared byte for byte.
 
 Removes what legitimately differs between two scrapes of the same tree:
-prometheus-cpp's own exposer_* families, collector durations (set to 0) and
-the build-specific labels of fabric_exporter_build_info. Everything else,
+prometheus-cpp's own exposer_* families, collector durations and the time of
+the last config load (set to 0) and the build-specific labels of
+fabric_exporter_build_info. Everything else,
 order included, is kept as served.
 
 Usage: curl -s http://127.0.0.1:9877/metrics | tests/lib/fabric_testlib/normalize_exposition.py
@@ -12,7 +13,8 @@ import re
 import sys
 
 _BUILD_LABELS = re.compile(r'(build_type|compiler|revision|version)="[^"]*"')
-_DURATION = re.compile(r'^(fabric_[a-z0-9_]*duration_seconds(\{[^}]*\})?) \S+$')
+_DURATION = re.compile(r'^(fabric_[a-z0-9_]*duration_seconds(\{[^}]*\})?'
+                       r'|fabric_exporter_config_last_reload_success_timestamp_seconds) \S+$')
 
 
 def normalize(text: str) -> str:
