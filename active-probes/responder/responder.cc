@@ -185,7 +185,7 @@ void Responder::Dispatch(Pending p) {
   if (options_.on_requester_fleet) options_.on_requester_fleet(AddressText(p.peer), fleet);
   if (!options_.fleet_digest.empty() && !fleet.empty() && fleet != options_.fleet_digest) {
     // Another plan: neither side may measure on it, and no session slot is taken.
-    Count(&ResponderCounters::fleet_mismatches);
+    ++counters_.fleet_mismatches;  // Under mu_, taken above.
     Message err;
     err.verb = "ERR";
     err.Set("reason", "fleet-mismatch").Set("fleet", options_.fleet_digest);

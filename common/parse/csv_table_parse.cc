@@ -104,6 +104,7 @@ Result<CsvTable> ParseCsvTable(std::string_view text, std::string_view source) {
   if (!rows.ok()) return Unexpected{rows.error()};
   if (rows->empty()) return MakeError(std::string(source) + ": no header row");
   CsvTable table;
+  table.header_line = rows->front().line;
   std::set<std::string> seen;
   for (const CsvCell& cell : rows->front().cells) {
     if (cell.value.empty()) {

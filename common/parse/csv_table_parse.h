@@ -26,6 +26,7 @@ struct CsvRow {
 };
 
 struct CsvTable {
+  int header_line = 0;              // 1-based line of the header row.
   std::vector<std::string> header;  // In file order.
   std::vector<CsvRow> rows;
 };

@@ -143,13 +143,13 @@ std::vector<FleetNode> ParseYamlNodes(const ConfigNode& list_holder) {
 std::vector<FleetNode> ParseCsvNodes(const std::string& text, const std::string& file) {
   auto table = ParseCsvTable(text, file);
   if (!table.ok()) throw ConfigError(table.error().message);
-  for (size_t column = 0; column < table->header.size(); ++column) {
-    const std::string& name = table->header[column];
+  for (const std::string& name : table->header) {
     if (std::find(std::begin(kFleetNodeKeys), std::end(kFleetNodeKeys), name) ==
         std::end(kFleetNodeKeys)) {
       std::string known;
       for (auto key : kFleetNodeKeys) known += (known.empty() ? "" : ", ") + std::string(key);
-      throw ConfigError(file + ":1: column " + name + ": unknown column (known: " + known + ")");
+      throw ConfigError(file + ":" + std::to_string(table->header_line) + ": column " + name +
+                        ": unknown column (known: " + known + ")");
     }
   }
   NodeListBuilder builder;
@@ -193,6 +193,7 @@ size_t Fleet::SelfIndex() const {
 
 std::string FleetDigest(const std::vector<FleetNode>& nodes) {
   std::vector<const FleetNode*> sorted;
+  sorted.reserve(nodes.size());
   for (const FleetNode& node : nodes) sorted.push_back(&node);
   std::sort(sorted.begin(), sorted.end(),
             [](const FleetNode* a, const FleetNode* b) { return a->name < b->name; });

@@ -16,6 +16,7 @@ TEST(CsvTableParseTest, HeaderNamesTheCellsAndCellsKeepTheirPlace) {
       "inv.csv");
   ASSERT_TRUE(table.ok()) << table.error().message;
   EXPECT_EQ(table->header, (std::vector<std::string>{"name", "address", "rack"}));
+  EXPECT_EQ(table->header_line, 1);
   ASSERT_EQ(table->rows.size(), 3u);
   EXPECT_EQ(table->rows[0].line, 4);
   EXPECT_EQ(table->rows[0].cells.at("rack").value, "r01");
@@ -35,11 +36,12 @@ TEST(CsvTableParseTest, ByteOrderMarkIsNotPartOfTheFirstName) {
 }
 
 TEST(CsvTableParseTest, QuotedCellsMaySpanLines) {
-  auto table = ParseCsvTable("a,b\n\"x\ny\",z\nq,r", "m.csv");
+  auto table = ParseCsvTable("# exported 2026-12-01\na,b\n\"x\ny\",z\nq,r", "m.csv");
   ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_EQ(table->header_line, 2);
   ASSERT_EQ(table->rows.size(), 2u);
   EXPECT_EQ(table->rows[0].cells.at("a").value, "x\ny");
-  EXPECT_EQ(table->rows[1].line, 4);                   // Counted past the line inside the quotes.
+  EXPECT_EQ(table->rows[1].line, 5);                   // Counted past the line inside the quotes.
   EXPECT_EQ(table->rows[1].cells.at("b").value, "r");  // No newline at the end of the file.
 }
 
