@@ -33,6 +33,9 @@ enum class ErrorCode {
   // window-start message reached it after most of the window (delayed on the
   // control connection, by loss on the path or a stalled host).
   kWindowMissed,
+  // The peer plans with another fleet list (its digest differs from ours): probing it would
+  // follow a plan the two sides do not share, so nothing runs until the lists agree.
+  kFleetMismatch,
 };
 
 }  // namespace fabric

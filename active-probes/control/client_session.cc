@@ -21,6 +21,7 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
   Message hello;
   hello.verb = "HELLO";
   hello.Set("v", static_cast<uint64_t>(kProtocolVersion)).Set("probe", o.probe);
+  if (!o.fleet_digest.empty()) hello.Set("fleet", o.fleet_digest);
   if (auto s = conn.Write(hello, deadline()); !s.ok()) {
     if (s.error().code == ErrorCode::kInterrupted) return Unexpected{s.error()};
     return MakeError(ErrorCode::kRefused,
@@ -47,10 +48,19 @@ Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retr
         ErrorCode::kRefused,
         "refused: " + PeerText(o.peer) + " does not allow this source address (responder --allow)");
   }
+  if (first->verb == "ERR" && first->Get("reason") == "fleet-mismatch") {
+    const std::string theirs = first->Get("fleet").value_or("");
+    if (o.on_peer_fleet) o.on_peer_fleet(o.peer.host, theirs);
+    return MakeError(ErrorCode::kFleetMismatch,
+                     "fleet mismatch: " + PeerText(o.peer) + " plans with fleet list " +
+                         Quote(theirs) + ", this node with " + Quote(o.fleet_digest) +
+                         "; no probe runs between them until both hold the same nodes file");
+  }
   if (first->verb != "CHALLENGE" || !first->Get("nonce")) {
     return MakeError(ErrorCode::kRefused, "refused: unexpected answer " + Quote(first->verb) +
                                               " from " + PeerText(o.peer));
   }
+  if (o.on_peer_fleet) o.on_peer_fleet(o.peer.host, first->Get("fleet").value_or(""));
   std::string server_nonce = *first->Get("nonce");
   std::string client_nonce = MakeNonce();
   Message auth;

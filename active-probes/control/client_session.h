@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,13 @@ struct ClientSessionOptions {
   // Requested by the owner to abandon the session (kInterrupted errors), and
   // kept by the returned connection for the rest of the session.
   StopToken stop;
+  // This node's fleet digest, sent in HELLO (empty: not sent). A responder
+  // holding another answers ERR reason=fleet-mismatch: ErrorCode::kFleetMismatch.
+  std::string fleet_digest;
+  // Receives the responder's fleet digest (peer.host, digest) from its
+  // CHALLENGE or its refusal: "" from a responder that sends none (an older
+  // version, or `fabric_probe serve`), which is probed as before.
+  std::function<void(const std::string&, const std::string&)> on_peer_fleet;
 };
 
 // "host:port" as errors and results print it.
@@ -30,7 +38,7 @@ std::string PeerText(const HostPort& p);
 
 // An authenticated control connection. Errors carry ErrorCode::kRefused,
 // kUnreachable, kTimeout, kAuth, kBusy (then *retry_ms holds the responder's
-// hint) or kInterrupted.
+// hint), kFleetMismatch or kInterrupted.
 Result<LineConn> OpenClientSession(const ClientSessionOptions& o, uint64_t* retry_ms);
 
 // The responder closes the control connection once its session slot is free;

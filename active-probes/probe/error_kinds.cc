@@ -11,7 +11,7 @@ namespace {
 // e2e tests, alert rules on reason=...): change a row only with them. The
 // JSON kinds of the RDMA codes keep fabric_probe rdma's hyphenated spelling.
 // clang-format off
-constexpr std::array<ErrorKind, 17> kErrorKinds = {{
+constexpr std::array<ErrorKind, 18> kErrorKinds = {{
   {ErrorCode::kOther,        1,  "error",       "error",          ""},
   {ErrorCode::kAbsent,       1,  "error",       "error",          ""},
   {ErrorCode::kUsage,        2,  "usage",       "error",          ""},
@@ -29,6 +29,7 @@ constexpr std::array<ErrorKind, 17> kErrorKinds = {{
   {ErrorCode::kNoRoute,      1,  "no-route",    "no_route",       ""},
   {ErrorCode::kConfigChanged, 11, "config-changed", "config_changed", "not measured: an interface's MTU changed during the run (re-measured next round)"},
   {ErrorCode::kWindowMissed, 12, "window-missed", "window_missed", "not measured: the responder saw the window start late, its control messages delayed on the path (re-measured next round)"},
+  {ErrorCode::kFleetMismatch, 13, "fleet-mismatch", "fleet_mismatch", "not measured: the peer plans with another fleet list (compare fabric_fleet_digest_info on both)"},
   // An interrupted run records nothing (so the reason is never exported); the
   // CLI exits 128 + the signal that stopped it.
   {ErrorCode::kInterrupted,  130, "interrupted", "interrupted",   ""},

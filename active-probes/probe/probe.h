@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@
 
 namespace fabric::probe {
 
+using PeerFleetObserver =
+    std::function<void(const std::string& peer_host, const std::string& digest)>;
+
 // What every probe run gets from its owner: where procfs and sysfs are
 // mounted, the stop request (a signal, the exporter's shutdown: the run ends
 // within ~50 ms with an ErrorCode::kInterrupted error), and the clock.
@@ -34,6 +38,12 @@ struct ProbeContext {
   // included), added as each stream ends: the exporter publishes what probing
   // costs the node. Null counts nowhere.
   std::atomic<uint64_t>* moved_bytes = nullptr;
+  // The fleet agreement (docs/scale.md): this node's fleet digest, sent in the
+  // session's HELLO (empty: none, a probe by hand), and what receives the
+  // responder's answer (`peer_host`, its digest; "" from a responder that
+  // sends none). Default-initialised so {root, stop, clock} still builds one.
+  std::string fleet_digest{};
+  PeerFleetObserver on_peer_fleet{};
 };
 
 // One record's worth of a successful run: a direction of a TCP run, the

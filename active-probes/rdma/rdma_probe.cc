@@ -30,6 +30,8 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, const ProbeContext& c
   c.timeout = o.connect_timeout;
   c.probe = "rdma";
   c.stop = ctx.stop;
+  c.fleet_digest = ctx.fleet_digest;
+  c.on_peer_fleet = ctx.on_peer_fleet;
   auto session = OpenClientSession(c, retry_ms);
   if (!session.ok()) return Unexpected{session.error()};
   LineConn& control = *session;

@@ -67,6 +67,8 @@ void Responder::Stop() {
     (void)::write(wake_.get(), &one, sizeof(one));
   }
   if (accept_thread_.joinable()) accept_thread_.join();
+  // The ports are free once Stop returns: a config reload starts the next responder on them.
+  listeners_.clear();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (session_) session_->Abort();
@@ -179,6 +181,17 @@ void Responder::Dispatch(Pending p) {
     return;
   }
   if (msg->verb != "HELLO") return;
+  const std::string fleet = msg->Get("fleet").value_or("");
+  if (options_.on_requester_fleet) options_.on_requester_fleet(AddressText(p.peer), fleet);
+  if (!options_.fleet_digest.empty() && !fleet.empty() && fleet != options_.fleet_digest) {
+    // Another plan: neither side may measure on it, and no session slot is taken.
+    ++counters_.fleet_mismatches;  // Under mu_, taken above.
+    Message err;
+    err.verb = "ERR";
+    err.Set("reason", "fleet-mismatch").Set("fleet", options_.fleet_digest);
+    SendBestEffort(p.fd.get(), err);
+    return;
+  }
   if (session_ && session_->RequesterGone()) {
     // Its requester has left (an interrupted probe): end it now rather than answer BUSY with
     // a retry hint of up to the session's whole deadline because its thread has not yet seen

@@ -49,6 +49,13 @@ struct ResponderOptions {
   // bytes its TCP data streams moved (the exporter counts the time it served
   // against its probe budget and publishes both).
   std::function<void(double seconds, uint64_t bytes)> on_session_end;
+  // This node's fleet digest (empty: none, `fabric_probe serve`). A HELLO
+  // carrying another is refused with ERR reason=fleet-mismatch and this
+  // digest; a HELLO without one (an older requester) is served as before.
+  std::string fleet_digest;
+  // Called on the responder's thread with each HELLO's source address and
+  // fleet digest ("" when it carries none).
+  std::function<void(const std::string& address, const std::string& digest)> on_requester_fleet;
 };
 
 struct ResponderCounters {
@@ -58,6 +65,7 @@ struct ResponderCounters {
   uint64_t auth_failures = 0;
   uint64_t not_allowed = 0;
   uint64_t rejected_requests = 0;
+  uint64_t fleet_mismatches = 0;
 };
 
 class Session;

@@ -100,6 +100,7 @@ Session::Outcome Session::Run() {
   Message challenge;
   challenge.verb = "CHALLENGE";
   challenge.Set("nonce", server_nonce).Set("v", static_cast<uint64_t>(kProtocolVersion));
+  if (!options_.fleet_digest.empty()) challenge.Set("fleet", options_.fleet_digest);
   if (auto s = control_.Write(challenge, idle()); !s.ok()) return Fail(s.error().message);
   auto auth = control_.Read(idle());
   if (!auth.ok()) return Fail(auth.error().message);

@@ -30,6 +30,8 @@ Result<LineConn> OpenSession(const TcpProbeOptions& o, const ProbeContext& ctx,
   c.timeout = o.connect_timeout;
   c.probe = "tcp";
   c.stop = ctx.stop;
+  c.fleet_digest = ctx.fleet_digest;
+  c.on_peer_fleet = ctx.on_peer_fleet;
   return OpenClientSession(c, retry_ms);
 }
 

@@ -1,4 +1,5 @@
-# Installs the systemd unit and the exporter's config (install(CODE) in deploy/CMakeLists.txt).
+# Installs the systemd unit and the exporter's config with its fleet nodes file (install(CODE) in
+# deploy/CMakeLists.txt).
 # It runs at install time, so the prefix of `cmake --install --prefix P` (or the configured
 # CMAKE_INSTALL_PREFIX) decides, as for every other rule; DESTDIR is honoured by file(INSTALL).
 # These two destinations do not follow the prefix alone:
@@ -46,16 +47,19 @@ string(REPLACE "${packaged}"
 file(WRITE "${FABRIC_STAGING_DIR}/fabric-exporter.service" "${unit}")
 file(INSTALL "${FABRIC_STAGING_DIR}/fabric-exporter.service" DESTINATION "${unitdir}")
 
-# The config is the operator's once installed: a second `cmake --install` keeps an edited one
-# (the package's conffile handling does the same through dpkg).
-set(config "${FABRIC_DEPLOY_DIR}/examples/fabric_exporter.yml")
-set(installed "$ENV{DESTDIR}${etc}/fabric-ladder/fabric_exporter.yml")
-if(EXISTS "${installed}")
-  file(SHA256 "${config}" new)
-  file(SHA256 "${installed}" old)
-endif()
-if(EXISTS "${installed}" AND NOT new STREQUAL old)
-  message(STATUS "Keeping edited: ${installed} (the example is ${config})")
-else()
-  file(INSTALL "${config}" DESTINATION "${etc}/fabric-ladder")
-endif()
+# The config and the fleet's nodes file beside it (its fleet.nodes_file) are the operator's
+# once installed: a second `cmake --install` keeps an edited one (the package's conffile
+# handling does the same through dpkg).
+foreach(name fabric_exporter.yml fleet.yml)
+  set(config "${FABRIC_DEPLOY_DIR}/examples/${name}")
+  set(installed "$ENV{DESTDIR}${etc}/fabric-ladder/${name}")
+  if(EXISTS "${installed}")
+    file(SHA256 "${config}" new)
+    file(SHA256 "${installed}" old)
+  endif()
+  if(EXISTS "${installed}" AND NOT new STREQUAL old)
+    message(STATUS "Keeping edited: ${installed} (the example is ${config})")
+  else()
+    file(INSTALL "${config}" DESTINATION "${etc}/fabric-ladder")
+  endif()
+endforeach()

@@ -1,10 +1,9 @@
 #include "exporter/app/options.h"
 
-#include <openssl/sha.h>
-
 #include <stdexcept>
 
 #include "common/strings.h"
+#include "exporter/config/sha256.h"
 #include "exporter/http/listen_address.h"
 
 namespace fabric {
@@ -17,18 +16,6 @@ std::string Pick(const FlagSet& flags, std::string_view flag, const ConfigNode& 
   if (flags.IsSet(flag)) return flags.GetString(flag);
   if (auto v = section.String(key)) return *v;
   return flags.GetString(flag);
-}
-
-std::string Sha256Hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  std::string hex;
-  for (unsigned char byte : digest) {
-    constexpr char kDigits[] = "0123456789abcdef";
-    hex += kDigits[byte >> 4];
-    hex += kDigits[byte & 15];
-  }
-  return hex;
 }
 
 // Reports a bad value against wherever it came from: the config key (with
@@ -83,6 +70,10 @@ FlagSet MakeExporterFlags(const std::vector<CollectorSpec>& table) {
                   "");
   flags.AddBool("config.check", "validate the config file and flags, print the result, exit",
                 false);
+  flags.AddString("config.reload-interval", "DURATION",
+                  "how often to check the config file and the fleet's nodes file for a change "
+                  "and reload (as SIGHUP does); 0s: on SIGHUP only",
+                  "30s");
   flags.AddString("web.listen-address", "ADDR",
                   "address to serve metrics on: HOST:PORT, [IPV6]:PORT or :PORT for all",
                   kDefaultListenAddress);
@@ -132,6 +123,12 @@ ExporterOptions Resolve(const FlagSet& flags, const std::vector<CollectorSpec>& 
                         const ConfigNode* file, const std::string& contents) {
   ExporterOptions options;
   options.check_config_only = flags.GetBool("config.check");
+  options.reload_interval_seconds =
+      ConfigNode()
+          .WithOverride({"reload_interval"}, flags.GetString("config.reload-interval"),
+                        "flag --config.reload-interval")
+          .DurationSeconds("reload_interval", 0, 86400)
+          .value_or(0);
   if (file != nullptr) {
     options.config_file = file->file();
     options.config = *file;

@@ -28,6 +28,7 @@ struct ExporterOptions {
   log::Format log_format = log::Format::kLogfmt;
   std::string config_file;  // Empty: the embedded defaults.
   bool check_config_only = false;
+  double reload_interval_seconds = 30;  // 0: reload on SIGHUP only.
   ConfigNode config;
   std::string config_sha256;  // Of the config file's bytes; empty for the embedded defaults.
   std::optional<Fleet> fleet;

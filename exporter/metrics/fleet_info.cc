@@ -45,6 +45,11 @@ void AddFleetNodeInfo(const Fleet& fleet, MetricSink& sink) {
             "and its rack, plane and role where configured. Join on instance to name a node in "
             "rules.",
             std::move(node_labels));
+  sink.Info("fabric_fleet_digest_info",
+            "The digest of the fleet list this node plans with (the first 16 hex digits of a "
+            "SHA-256 over every node's keys in name order). Every node of one fleet publishes "
+            "the same digest; peers compare it before they probe each other.",
+            {{"digest", fleet.digest}});
 }
 
 void AddFleetPeerInfo(const Fleet& fleet, const std::set<std::string>& peers, MetricSink& sink) {

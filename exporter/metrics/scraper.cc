@@ -7,16 +7,41 @@
 
 namespace fabric {
 
+namespace {
+
+// Each collector not yet scraped.
+std::vector<CollectorStatus> Unscraped(const std::vector<NamedCollector>& collectors) {
+  std::vector<CollectorStatus> statuses;
+  for (const auto& c : collectors) {
+    CollectorStatus status;
+    status.name = c.name;
+    statuses.push_back(std::move(status));
+  }
+  return statuses;
+}
+
+}  // namespace
+
 Scraper::Scraper(std::vector<NamedCollector> collectors, MetricSink constant,
                  FamilyFilter keep_latest)
     : collectors_(std::move(collectors)),
       constant_(std::move(constant)),
-      keep_latest_(std::move(keep_latest)) {
-  for (const auto& c : collectors_) {
-    CollectorStatus status;
-    status.name = c.name;
-    statuses_.push_back(std::move(status));
-  }
+      keep_latest_(std::move(keep_latest)),
+      statuses_(Unscraped(collectors_)) {}
+
+std::vector<NamedCollector> Scraper::Replace(std::vector<NamedCollector> collectors,
+                                             MetricSink constant) {
+  std::lock_guard<std::mutex> scrape_lock(scrape_mutex_);
+  std::swap(collectors_, collectors);
+  constant_ = std::move(constant);
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  statuses_ = Unscraped(collectors_);
+  return collectors;
+}
+
+void Scraper::SetConstant(MetricSink constant) {
+  std::lock_guard<std::mutex> scrape_lock(scrape_mutex_);
+  constant_ = std::move(constant);
 }
 
 std::vector<prometheus::MetricFamily> Scraper::Collect() const { return Scrape()->families; }

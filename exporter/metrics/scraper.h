@@ -56,6 +56,13 @@ class Scraper : public prometheus::Collectable {
 
   std::vector<CollectorStatus> Statuses() const;
 
+  // A config reload: the scrapes from now on run `collectors` and serve
+  // `constant`. Waits for a scrape in progress; returns the collectors it
+  // replaced, so whatever they read (the old probe runtime) can outlive them.
+  std::vector<NamedCollector> Replace(std::vector<NamedCollector> collectors, MetricSink constant);
+  // The constant series alone (a reload that failed changes only its status).
+  void SetConstant(MetricSink constant);
+
   // The last scrape's families that `keep_latest` selects; nullptr before the first scrape.
   std::shared_ptr<const ScrapeSnapshot> Latest() const;
 
@@ -63,8 +70,8 @@ class Scraper : public prometheus::Collectable {
   // Scrapes are serialised: collectors may keep state between scrapes, and
   // running two at once would only double the load on procfs.
   mutable std::mutex scrape_mutex_;
-  std::vector<NamedCollector> collectors_;
-  const MetricSink constant_;
+  std::vector<NamedCollector> collectors_;  // Guarded by scrape_mutex_, as is constant_.
+  MetricSink constant_;
   const FamilyFilter keep_latest_;
   mutable std::mutex status_mutex_;
   mutable std::vector<CollectorStatus> statuses_;

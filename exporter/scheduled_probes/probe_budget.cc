@@ -53,4 +53,12 @@ bool ProbeBudget::Allows(double now, double seconds) const {
   return BusySeconds(now) + seconds <= ratio_ * kWindowSeconds;
 }
 
+void ProbeBudget::Adopt(const ProbeBudget& previous) {
+  std::scoped_lock lock(mutex_, previous.mutex_);
+  spent_ = previous.spent_;
+  // The totals are counters: a reload must not reset them.
+  requester_ = previous.requester_;
+  responder_ = previous.responder_;
+}
+
 }  // namespace fabric

@@ -41,6 +41,9 @@ class ProbeBudget {
   // Whether a run of `seconds` starting at `now` keeps the last hour inside
   // the budget.
   bool Allows(double now, double seconds) const;
+  // Takes `previous`'s runs and totals (a config reload: the hour spent so far still counts,
+  // and the published totals go on from where they were).
+  void Adopt(const ProbeBudget& previous);
 
  private:
   struct Interval {

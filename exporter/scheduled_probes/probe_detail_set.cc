@@ -154,7 +154,11 @@ std::optional<SendResult> SendResultSince(const ResultStore& store, const std::s
     // A peer too busy to answer says nothing about the path (the record keeps
     // the reason's label: its typed row gives the code).
     const probe::ErrorKind* kind = probe::KindOfReason(record->failure_reason);
-    if (kind != nullptr && kind->code == ErrorCode::kBusy) return std::nullopt;
+    // Nor does a peer on another fleet list, which refused before any byte moved.
+    if (kind != nullptr &&
+        (kind->code == ErrorCode::kBusy || kind->code == ErrorCode::kFleetMismatch)) {
+      return std::nullopt;
+    }
     return SendResult{};
   }
   auto value = [&](probe::ProbeValue id) {

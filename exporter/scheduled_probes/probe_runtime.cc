@@ -207,6 +207,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       settings_(settings),
       root_(root),
       budget_(settings.budget),
+      agreement_(fleet),
       pair_comparisons_(PairComparisonSlots()),
       storage_comparisons_(StorageComparisonSlots()) {
   std::vector<ProbeTask> tasks;
@@ -434,6 +435,15 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
 
 ProbeRuntime::~ProbeRuntime() { Stop(); }
 
+void ProbeRuntime::Adopt(const ProbeRuntime& previous) {
+  if (!settings_.recording.empty()) return;  // A replay shows the recording alone.
+  Status taken = store_.LoadText(previous.store_.SaveText(), "the results before the reload");
+  if (!taken.ok())
+    log::Warn("cannot keep the results over the reload", {{"err", taken.error().message}});
+  budget_.Adopt(previous.budget_);
+  for (const auto& [peer, meetings] : previous.meetings_) meetings_.insert({peer, meetings});
+}
+
 Status ProbeRuntime::Start() {
   if (settings_.responder.enabled) {
     probe::ResponderOptions options;
@@ -461,6 +471,13 @@ Status ProbeRuntime::Start() {
       options.allow.push_back(*parsed);
     }
     options.secret = settings_.tcp.secret;
+    options.fleet_digest = fleet_.digest;
+    // A requester without a digest is an older version or a probe by hand (fabric_probe
+    // tcp): served as before, and not listed, since its own exporter's requests (if any)
+    // say what it holds.
+    options.on_requester_fleet = [this](const std::string& address, const std::string& digest) {
+      if (!digest.empty()) agreement_.Observe(address, digest);
+    };
     options.max_streams = settings_.responder.max_streams;
     options.max_duration = std::chrono::milliseconds(
         static_cast<int64_t>(settings_.responder.max_duration_seconds * 1000));
@@ -506,7 +523,14 @@ std::optional<std::string> ProbeRuntime::FabricBusy() {
 }
 
 probe::ProbeContext ProbeRuntime::Context(const CancelToken& token) {
-  return probe::ProbeContext{root_, token.stop_token(), clock_, &moved_bytes_};
+  return probe::ProbeContext{root_,
+                             token.stop_token(),
+                             clock_,
+                             &moved_bytes_,
+                             fleet_.digest,
+                             [this](const std::string& peer, const std::string& digest) {
+                               agreement_.Observe(peer, digest);
+                             }};
 }
 
 void ProbeRuntime::Persist() {
@@ -678,6 +702,10 @@ std::unique_ptr<Collector> ProbeRuntime::MakeCollector() const {
                            budget_.Total(ProbeRole::kRequester),
                            budget_.Total(ProbeRole::kResponder)};
       });
+}
+
+std::unique_ptr<Collector> ProbeRuntime::MakeFleetCollector() const {
+  return settings_.recording.empty() ? agreement_.MakeCollector() : nullptr;
 }
 
 std::unique_ptr<Collector> ProbeRuntime::MakeMeshCollector() const {

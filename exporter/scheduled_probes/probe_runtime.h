@@ -16,6 +16,7 @@
 #include "exporter/metrics/collector.h"
 #include "exporter/path_mesh/mesh_settings.h"
 #include "exporter/scheduled_probes/comparison_rotation.h"
+#include "exporter/scheduled_probes/fleet_agreement.h"
 #include "exporter/scheduled_probes/probe_budget.h"
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
 #include "exporter/scheduled_probes/result_store.h"
@@ -84,6 +85,12 @@ class ProbeRuntime {
   // constant series carry every peer's (AddFleetInfo).
   bool PublishesPeerInfo() const;
 
+  // A config reload, before Start() and after `previous` stopped: takes its
+  // results still configured, its calibrations, the budget spent in the last
+  // hour and its meetings with each peer, as a restart with a state file
+  // would, so a reload loses nothing the old config and the new share.
+  void Adopt(const ProbeRuntime& previous);
+
   // Starts the embedded responder (when enabled) and the scheduler.
   Status Start();
   void Stop();
@@ -92,6 +99,9 @@ class ProbeRuntime {
   std::unique_ptr<Collector> MakeCollector() const;
   // The latency mesh's collector (`mesh`), or null when the mesh is off.
   std::unique_ptr<Collector> MakeMeshCollector() const;
+  // The fleet agreement's collector (`fleet`): the peers on another fleet
+  // list; null while replaying a recording (no session opens).
+  std::unique_ptr<Collector> MakeFleetCollector() const;
 
   // Every probe's latest result (the ladder page reads them).
   std::vector<ProbeRecord> Results() const { return store_.Snapshot(); }
@@ -129,6 +139,7 @@ class ProbeRuntime {
   ProbeBudget budget_;
   // Bytes the probes run here moved (ProbeContext::moved_bytes).
   std::atomic<uint64_t> moved_bytes_{0};
+  FleetAgreement agreement_;
   ComparisonRotation pair_comparisons_;
   ComparisonRotation storage_comparisons_;
   // Plan meetings with each peer, counted from the pair's FirstMeeting (the

@@ -202,12 +202,16 @@ std::vector<ProbeRecord> ResultStore::Snapshot() const {
   return out;
 }
 
-Status ResultStore::Save(const std::string& path) const {
+std::string ResultStore::SaveText() const {
   std::vector<ProbeRecord> records;
   for (auto& r : Snapshot()) {
     if (r.timestamp_seconds > 0) records.push_back(std::move(r));  // Only real results.
   }
-  const std::string data = Serialize(records, Calibrations());
+  return Serialize(records, Calibrations());
+}
+
+Status ResultStore::Save(const std::string& path) const {
+  const std::string data = SaveText();
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));

@@ -87,6 +87,9 @@ class ResultStore {
   // Writes the state file atomically (temporary file, fsync, rename, fsync of
   // the directory): a crash leaves the old or the new file, never a torn one.
   Status Save(const std::string& path) const;
+  // What Save writes: the real results and the calibrations (a config reload
+  // hands them to the next runtime through LoadText).
+  std::string SaveText() const;
   // Which saved results Load() takes back.
   enum class LoadScope {
     kExpected,    // Only probes still configured (a restart): a removed peer's result must not live

@@ -7,6 +7,7 @@
 (import 'alerts.libsonnet') +
 (import 'drift.libsonnet') +
 (import 'fleet.libsonnet') +
+(import 'fleet_agreement.libsonnet') +
 (import 'link_health.libsonnet') +
 (import 'path_mesh.libsonnet') +
 (import 'peers.libsonnet') +

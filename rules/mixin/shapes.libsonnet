@@ -71,6 +71,9 @@ local table = {
   FabricCollectorFailing: 'instrument',
   FabricExporterDown: 'instrument',
   FabricExporterConfigChanged: 'instrument',
+  // Fleet membership and reloads (fleet_agreement.libsonnet): the instrument's own config.
+  FabricFleetListsDiffer: 'instrument',
+  FabricExporterConfigReloadFailed: 'instrument',
   // No shape.
   FabricTransfersFarBelowLadder: null,
   FabricPathFarBelowPeers: null,

@@ -108,6 +108,10 @@ class Manifests(unittest.TestCase):
         self.assertTrue(config["probes"]["storage"]["directory"].startswith(
             mounts["state"]["mountPath"] + "/"))
         self.assertNotIn("self", config["fleet"])  # one file for every node
+        # The nodes file is in the same ConfigMap, so it is mounted beside the config.
+        self.assertIn(config["fleet"]["nodes_file"],
+                      self.kustomization["configMapGenerator"][0]["files"])
+        self.assertTrue(os.path.exists(os.path.join(K8S, config["fleet"]["nodes_file"])))
         ports = {p["name"]: p["containerPort"] for p in c["ports"]}
         self.assertEqual(ports, {"metrics": 9877, "responder": 9878})
         self.assertIn(":9877", args)
@@ -126,8 +130,11 @@ class Manifests(unittest.TestCase):
             config["probes"]["secret_file"] = secret
             config["probes"]["state_file"] = os.path.join(tmp, "state.yml")
             config["probes"]["storage"]["directory"] = tmp
+            # The nodes file, mounted beside the config as the ConfigMap's other file.
+            shutil.copy(os.path.join(K8S, config["fleet"]["nodes_file"]), tmp)
+            nodes = load_yaml_docs(read(os.path.join(K8S, config["fleet"]["nodes_file"])))[0]
             # Each pod finds itself by host name; here, be the first node.
-            config["fleet"]["self"] = config["fleet"]["nodes"][0]["name"]
+            config["fleet"]["self"] = nodes["nodes"][0]["name"]
             path = os.path.join(tmp, "fabric_exporter.yml")
             with open(path, "w") as f:
                 yaml.safe_dump(config, f)
@@ -195,6 +202,7 @@ class Kustomize(unittest.TestCase):
                          by_kind["Secret"]["metadata"]["name"])
         self.assertIn("probe.secret", by_kind["Secret"]["data"])
         self.assertIn("fabric_exporter.yml", by_kind["ConfigMap"]["data"])
+        self.assertIn("fleet.yml", by_kind["ConfigMap"]["data"])
 
     def test_missing_secret_is_an_error_not_a_default_key(self):
         kubectl = require("kubectl")

@@ -39,7 +39,8 @@ class InstallTest(unittest.TestCase):
                          "usr/local/share/fabric-ladder/rules/fabric-ladder.rules.yml",
                          "usr/local/lib/sysusers.d/fabric-ladder.conf",
                          "usr/local/lib/tmpfiles.d/fabric-ladder.conf",
-                         "usr/local/etc/fabric-ladder/fabric_exporter.yml"):
+                         "usr/local/etc/fabric-ladder/fabric_exporter.yml",
+                         "usr/local/etc/fabric-ladder/fleet.yml"):
                 self.assertIn(path, files)
             with open(os.path.join(dest, "usr/local", UNIT)) as f:
                 unit = f.read()
@@ -52,7 +53,8 @@ class InstallTest(unittest.TestCase):
             files = files_under(dest)
             self.assertEqual(sorted({f.split("/")[0] for f in files}), ["etc", "lib", "usr"])
             self.assertEqual([f for f in files if f.startswith(("etc/", "lib/"))],
-                             ["etc/fabric-ladder/fabric_exporter.yml", UNIT])
+                             ["etc/fabric-ladder/fabric_exporter.yml", "etc/fabric-ladder/fleet.yml",
+                              UNIT])
             with open(os.path.join(dest, UNIT)) as f, \
                     open(os.path.join(SOURCE_DIR, "deploy", "systemd", "fabric-exporter.service")) as g:
                 self.assertEqual(f.read(), g.read())

@@ -11,10 +11,10 @@ Debian policy says.
    layer on a tmpfs) in a private mount namespace, so dpkg resolves the real dependencies and the
    real systemd-sysusers and systemd-tmpfiles run, while nothing is written to the machine; the
    namespace's mounts go with this process however it ends.
-4. The installed binary: `fabric_exporter --config.check` on the packaged config (with the probe
-   secret an operator creates) and a scrape over the `nics` fixture tree, which must pass
+4. The installed binary: `fabric_exporter --config.check` on the packaged config and the fleet
+   nodes file beside it (with the probe secret an operator creates) and a scrape over the `nics` fixture tree, which must pass
    `promtool check metrics`, both as the service user.
-5. `dpkg --remove` keeps the conffile and only it; `dpkg --purge` leaves nothing of the package
+5. `dpkg --remove` keeps the conffiles and only them; `dpkg --purge` leaves nothing of the package
    (its files, directories, state and deb-systemd-helper records): the overlay's upper layer may
    then hold only dpkg's own records and the service user (Debian keeps system users).
 
@@ -40,6 +40,7 @@ TOOLS = ["dpkg", "dpkg-deb", "dpkg-buildpackage", "dh", "lintian", "promtool", "
          "mount", "cmake", "readelf", "ldd"]
 NAMESPACE_MARK = "FABRIC_PACKAGE_TEST_PRIVATE_MOUNTS"
 CONFIG = "/etc/fabric-ladder/fabric_exporter.yml"
+FLEET = "/etc/fabric-ladder/fleet.yml"  # The config's fleet.nodes_file.
 SECRET = "/etc/fabric-ladder/probe.secret"
 DSH_STATE = "/var/lib/systemd/deb-systemd-helper-enabled/fabric-exporter.service.dsh-also"
 # What may stay in the upper layer after a purge (paths relative to the root): dpkg's records
@@ -216,7 +217,7 @@ class PackageTest(unittest.TestCase):
 
     def test_etc_files_are_conffiles(self):
         etc = sorted(p for p in self.paths if p.startswith("/etc/"))
-        self.assertEqual(etc, [CONFIG])
+        self.assertEqual(etc, [CONFIG, FLEET])
         self.assertEqual(sorted(self.conffiles), etc)
 
     def test_every_linked_library_is_a_dependency(self):
@@ -283,6 +284,8 @@ class PackageTest(unittest.TestCase):
             r = root.chroot("/usr/bin/fabric_exporter", "--config.file=" + CONFIG, "--config.check",
                             user="fabric-ladder")
             self.assertIn("configuration OK", r.stdout)
+            with open(root.at(CONFIG)) as f:
+                self.assertIn("\n  nodes_file: fleet.yml\n", f.read())  # FLEET, read above.
             self.assertIn("fabric_exporter 0.", root.chroot("/usr/bin/fabric_exporter", "--version").stdout)
             self.assertIn("Usage: fabric_probe", root.chroot("/usr/bin/fabric_probe", "--help").stdout)
 
@@ -297,12 +300,12 @@ class PackageTest(unittest.TestCase):
             self.assertIn('fabric_scrape_collector_success{collector="netdev"} 1', body)
             self.assertIn('interface="ens1f0np0"', body)
 
-            # Remove: the conffile alone stays (and the operator's secret, not the package's).
+            # Remove: the conffiles alone stay (and the operator's secret, not the package's).
             root.chroot("dpkg", "--remove", "fabric-ladder")
             self.assertIn("deinstall ok config-files", root.chroot(
                 "dpkg-query", "-W", "-f=${Status}", "fabric-ladder").stdout)
             left = sorted(p for p in self.paths if os.path.lexists(root.at(p)))
-            self.assertEqual(left, [CONFIG])
+            self.assertEqual(left, [CONFIG, FLEET])
 
             # Purge: nothing of the package may stay. The secret is the operator's to delete.
             os.unlink(root.at(SECRET))

@@ -238,6 +238,10 @@ class ConfigTest(unittest.TestCase):
         os.chmod(secret, 0o600)
         text = text.replace("/etc/fabric-ladder/probe.secret", secret)
         self.assertIn(secret, text)
+        # The nodes file beside it, as installed.
+        fleet = os.path.join(os.path.dirname(example), "fleet.yml")
+        text = text.replace("nodes_file: fleet.yml", "nodes_file: " + fleet)
+        self.assertIn(fleet, text)
         r = run_exporter("--config.file=" + self.write(text), "--config.check")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("configuration OK", r.stdout)

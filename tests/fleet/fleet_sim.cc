@@ -363,7 +363,7 @@ class Simulation {
   // join series, as /metrics has them.
   std::vector<prometheus::MetricFamily> Scrape(const Node& n) {
     MetricSink sink;
-    const Fleet fleet{fabric_.nodes[n.index].name, fabric_.nodes};
+    const Fleet fleet{fabric_.nodes[n.index].name, fabric_.nodes, FleetDigest(fabric_.nodes), ""};
     // The mesh's targets at its default size, as the exporter names them.
     std::vector<std::string> mesh_peers;
     for (const FleetNode& peer : ChooseMeshPeers(fleet, MeshSettings{}.max_peers)) {

@@ -216,6 +216,15 @@ def yaml_configs():
     h.add("GET /metrics?x=1 HTTP/1.1\r\nHost: node-a:9877\r\n"
           "Authorization: Basic cHJvbWV0aGV1czpzM2NyZXQ=\r\nAccept: */*")
     h.add("HEAD / HTTP/1.0\r\nauthorization:   Bearer x  ")
+    n = Corpus("fuzz_fleet_nodes")
+    csv = ("name,address,interface,mtu,rack,plane,role\n"
+           "gpu-001,198.18.0.1,ens1f0np0,9000,r01,p0,compute\n"
+           "\"gpu,002\",fd00::2,,,r01,,\n")
+    n.add(csv, 0)
+    n.add(csv, 1)
+    for f in [SRC / "deploy" / "examples" / "fleet.yml", SRC / "deploy" / "kubernetes" / "fleet.yml"]:
+        if f.is_file():
+            n.add(f.read_bytes(), 2)
     s = Corpus("fuzz_state_file")
     s.add("version: 1\nresults:\n  - probe: tcp_multi\n    target: node-b\n    direction: send\n"
           "    timestamp: 1700000000.5\n    success: true\n    failure_reason: \"\"\n"

@@ -3,14 +3,23 @@
 running fabric_exporter with the same fleet config: the embedded responders
 and the coordinator-free probe plan give every node TCP results (both
 directions) for both of its peers, the RDMA rung reports why it has no number
-on a host without RDMA devices, and a restarted exporter keeps its results."""
+on a host without RDMA devices, and a restarted exporter keeps its results.
+
+Then the same nodes read their fleet from a nodes file (fleet.nodes_file), and node-3's file
+lists a fourth node the others' does not (issue 44 item 2): node-3 plans with another list, so
+it and its peers refuse to probe each other on the HELLO, each side names the other's digest,
+FabricFleetListsDiffer fires over the scraped series, and node-1 and node-2, on one list,
+still measure each other."""
 import os
+import re
 import tempfile
 import time
 import unittest
 
 from fabric_testlib.exporter_process import Exporter, samples
+from fabric_testlib.fleet_digest import fleet_digest
 from fabric_testlib.netns import Namespaces, ip, require_root
+from fabric_testlib.rule_eval import firing_alerts, scrape_series
 
 HUB = "fl8hub"
 NODES = {"node-1": ("fl8n1", "198.18.8.65"), "node-2": ("fl8n2", "198.18.8.66"),
@@ -31,6 +40,10 @@ probes:
 collectors:
   flows: {{enabled: false}}
 """
+
+
+# The fleet in a nodes file; {nodes_file} relative to the config's directory.
+SPLIT_CONFIG = CONFIG.replace("  nodes:\n{nodes}\n", "  nodes_file: {nodes_file}\n")
 
 
 def throughput(body, peer, direction):
@@ -119,6 +132,76 @@ class FleetTest(unittest.TestCase):
                 self.assertGreater(samples(body).get(
                     'fabric_probe_runs_total{outcome="success",probe="tcp_multi",target="plan"}',
                     0), 0)
+
+
+    def test_a_node_on_another_fleet_list_is_reported_not_probed(self):
+        listed = [{"name": n, "address": a, "interface": "fab0"} for n, (_, a) in NODES.items()]
+        stale = listed + [{"name": "node-4", "address": "198.18.8.68", "interface": "fab0"}]
+        for name, nodes in (("fleet.yml", listed), ("fleet-4.yml", stale)):
+            with open(os.path.join(self.tmp.name, name), "w") as f:
+                f.write("nodes:\n" + "".join(
+                    f"  - {{name: {n['name']}, address: {n['address']}, interface: fab0}}\n"
+                    for n in nodes))
+        shared, other = fleet_digest(listed), fleet_digest(stale)
+        secret = os.path.join(self.tmp.name, "secret")
+        configs = {}
+        for name in NODES:
+            configs[name] = os.path.join(self.tmp.name, name + "-split.yml")
+            with open(configs[name], "w") as f:
+                f.write(SPLIT_CONFIG.format(
+                    self=name, secret=secret, nodes_file="fleet-4.yml" if name == "node-3" else
+                    "fleet.yml", state=os.path.join(self.tmp.name, name + "-split.state")))
+        exporters = {name: Exporter("--config.file=" + configs[name],
+                                    netns=NODES[name][0]).__enter__() for name in NODES}
+
+        def disagreeing(body):
+            return set(re.findall(r'^fabric_fleet_peer_digest_info\{agreement="differs",'
+                                  r'[^}]*peer="([^"]*)",peer_digest="([0-9a-f]*)"\} 1$', body, re.M))
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                bodies = {name: e.metrics() for name, e in exporters.items()}
+                seen = {name: disagreeing(body) for name, body in bodies.items()}
+                both_sides = (seen["node-3"] and (seen["node-1"] or seen["node-2"]))
+                measured = all((throughput(bodies[a], b, d) or 0) > 0 for a, b in
+                               (("node-1", "node-2"), ("node-2", "node-1"))
+                               for d in ("send", "receive"))
+                if (both_sides and measured) or time.monotonic() > deadline:
+                    break
+                time.sleep(1)
+            self.assertTrue(both_sides, f"no mismatch reported on both sides in 60 s: {seen}")
+            self.assertTrue(measured, "node-1 and node-2, on one list, did not measure each other")
+            for name, body in bodies.items():
+                self.assertIn(f'fabric_fleet_digest_info{{digest="{other if name == "node-3" else shared}"}} 1',
+                              body)
+            # Each side names the other's digest.
+            self.assertLessEqual(seen["node-3"], {("node-1", shared), ("node-2", shared)})
+            for name in ("node-1", "node-2"):
+                self.assertLessEqual(seen[name], {("node-3", other)})
+            # The refused runs say why.
+            self.assertTrue(any('reason="fleet_mismatch"' in body for body in bodies.values()),
+                            "no fabric_probe_failure_info{reason=\"fleet_mismatch\"}")
+            # No probe ran on the split plan: no result between node-3 and the others, either
+            # way, on either side.
+            for name, body in bodies.items():
+                for peer in NODES:
+                    if peer == name or "node-3" not in (name, peer):
+                        continue
+                    for d in ("send", "receive"):
+                        self.assertIsNone(throughput(body, peer, d), (name, peer, d))
+            # The alert, over what the three exporters served (as Prometheus would store it).
+            series = [s for name, body in bodies.items() for s in scrape_series(body, name, 25)]
+            fired = firing_alerts(os.path.join(self.tmp.name, "split.test.yml"), series, 20,
+                                  {"FabricFleetListsDiffer"},
+                                  ("instance", "digest", "peer", "peer_digest"))
+            expected = {("FabricFleetListsDiffer", "node-3", other, peer, shared)
+                        for peer, _ in seen["node-3"]}
+            expected |= {("FabricFleetListsDiffer", name, shared, "node-3", other)
+                         for name in ("node-1", "node-2") if seen[name]}
+            self.assertEqual(fired, expected)
+        finally:
+            for e in exporters.values():
+                e.__exit__(None, None, None)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,14 @@
 """Normalises a /metrics exposition so it can be compared byte for byte.
 
 Removes what legitimately differs between two scrapes of the same tree:
-prometheus-cpp's own exposer_* families, collector durations (set to 0), the
-build-specific labels of fabric_exporter_build_info, and the values of the
-exporter's own process_* series (its CPU time, memory, descriptors and start
-time are this process's, not the tree's): each becomes a pattern, `<count>`
-for a whole number and `<seconds>` for a time, and a value that is not a
-non-negative number of that kind is kept as served, so the comparison fails
-on it. Everything else, order included, is kept as served.
+prometheus-cpp's own exposer_* families, collector durations and the time of
+the last config load (set to 0), the build-specific labels of
+fabric_exporter_build_info, and the values of the exporter's own process_*
+series (its CPU time, memory, descriptors and start time are this process's,
+not the tree's): each becomes a pattern, `<count>` for a whole number and
+`<seconds>` for a time, and a value that is not a non-negative number of that
+kind is kept as served, so the comparison fails on it. Everything else, order
+included, is kept as served.
 
 Usage: curl -s http://127.0.0.1:9877/metrics | tests/lib/fabric_testlib/normalize_exposition.py
 """
@@ -16,7 +17,8 @@ import re
 import sys
 
 _BUILD_LABELS = re.compile(r'(build_type|compiler|revision|version)="[^"]*"')
-_DURATION = re.compile(r'^(fabric_[a-z0-9_]*duration_seconds(\{[^}]*\})?) \S+$')
+_DURATION = re.compile(r'^(fabric_[a-z0-9_]*duration_seconds(\{[^}]*\})?'
+                       r'|fabric_exporter_config_last_reload_success_timestamp_seconds) \S+$')
 _PROCESS = re.compile(r'^(process_[a-z_]+) (\S+)$')
 _NUMBER = re.compile(r'^[0-9]+(\.[0-9]*)?(e[+-]?[0-9]+)?$')
 

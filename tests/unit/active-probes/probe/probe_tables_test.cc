@@ -23,7 +23,7 @@ TEST(ErrorKinds, OneRowPerCode) {
     EXPECT_TRUE(codes.insert(kind.code).second) << kind.reason << " twice";
     EXPECT_EQ(&KindOf(kind.code), &kind);
   }
-  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kWindowMissed) + 1);
+  EXPECT_EQ(codes.size(), static_cast<size_t>(ErrorCode::kFleetMismatch) + 1);
 }
 
 TEST(ErrorKinds, ExitStatusesJsonKindsAndReasonsAreTheInterface) {
@@ -48,6 +48,7 @@ TEST(ErrorKinds, ExitStatusesJsonKindsAndReasonsAreTheInterface) {
       {ErrorCode::kNoSpace, 1, "no-space", "no_space"},
       {ErrorCode::kConfigChanged, 11, "config-changed", "config_changed"},
       {ErrorCode::kWindowMissed, 12, "window-missed", "window_missed"},
+      {ErrorCode::kFleetMismatch, 13, "fleet-mismatch", "fleet_mismatch"},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.reason);

@@ -169,7 +169,9 @@ TEST(FlowsCollectorTest, TheProbesOwnFlowsFollowTheConfiguredProbePort) {
 // with no join on the fleet's peer info); other hosts have no target.
 TEST(FlowsCollectorTest, FleetPeersCarryTheirNameAsTarget) {
   Fleet fleet{"node-a",
-              {{"node-a", "198.18.9.1", "fab0", 9000}, {"node-b", "198.18.9.2", "fab0", 9000}}};
+              {{"node-a", "198.18.9.1", "fab0", 9000}, {"node-b", "198.18.9.2", "fab0", 9000}},
+              "",
+              ""};
   const std::string text = ScrapeTwoFlows("198.18.9.2:873", "198.18.9.7:873", &fleet, 9878);
   EXPECT_NE(text.find("fabric_flows_goodput_bytes_per_second{application=\"rsync\","
                       "limiter=\"network\",peer=\"198.18.9.2\",target=\"node-b\"}"),

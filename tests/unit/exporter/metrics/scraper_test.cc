@@ -42,6 +42,40 @@ TEST(ScraperTest, FailingCollectorLosesOnlyItsOwnSamples) {
   EXPECT_EQ(statuses[2].error, "internal error: boom");
 }
 
+// A config reload: the next scrape runs the new collectors and serves the new constant series;
+// the old collectors come back to their owner, and the statuses start over.
+TEST(ScraperTest, ReplaceSwapsCollectorsAndConstantSeries) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"old", std::make_unique<FakeCollector>(OkStatus())});
+  MetricSink before;
+  before.Gauge("fabric_constant", "h", {{"config", "a"}}, 1);
+  Scraper scraper(std::move(collectors), std::move(before));
+  (void)scraper.Scrape();
+  std::vector<NamedCollector> next;
+  next.push_back({"new", std::make_unique<FakeCollector>(MakeError("broken"))});
+  next.push_back({"other", std::make_unique<FakeCollector>(OkStatus())});
+  MetricSink after;
+  after.Gauge("fabric_constant", "h", {{"config", "b"}}, 1);
+  auto replaced = scraper.Replace(std::move(next), std::move(after));
+  ASSERT_EQ(replaced.size(), 1u);
+  EXPECT_EQ(replaced[0].name, "old");
+  auto statuses = scraper.Statuses();
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_FALSE(statuses[0].scraped);
+  std::string text = prometheus::TextSerializer().Serialize(scraper.Collect());
+  EXPECT_NE(text.find("fabric_constant{config=\"b\"} 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("config=\"a\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("collector=\"old\""), std::string::npos) << text;
+  EXPECT_NE(text.find("fabric_scrape_collector_success{collector=\"new\"} 0"), std::string::npos);
+  // A failed reload changes only the constant series.
+  MetricSink failed;
+  failed.Gauge("fabric_constant", "h", {{"config", "b"}}, 0);
+  scraper.SetConstant(std::move(failed));
+  text = prometheus::TextSerializer().Serialize(scraper.Collect());
+  EXPECT_NE(text.find("fabric_constant{config=\"b\"} 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("collector=\"other\""), std::string::npos) << text;
+}
+
 TEST(ScraperTest, StatusesBeforeFirstScrape) {
   std::vector<NamedCollector> collectors;
   collectors.push_back({"good", std::make_unique<FakeCollector>(OkStatus())});

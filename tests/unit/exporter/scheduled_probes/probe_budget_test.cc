@@ -54,6 +54,17 @@ TEST(ProbeBudget, TotalsEachRoleSinceStart) {
   EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 7300), 30);
 }
 
+TEST(ProbeBudget, AReloadKeepsTheHourAndTheTotals) {
+  ProbeBudget before(0.05);
+  before.Spent(kT0 + 20, 20, ProbeRole::kRequester, 5'000'000'000);
+  before.Spent(kT0 + 40, 10, ProbeRole::kResponder, 1'000);
+  ProbeBudget after(0.1);
+  after.Adopt(before);
+  EXPECT_DOUBLE_EQ(after.BusySeconds(kT0 + 40), 30);
+  EXPECT_EQ(after.Total(ProbeRole::kRequester).bytes, 5'000'000'000u);
+  EXPECT_DOUBLE_EQ(after.Total(ProbeRole::kResponder).seconds, 10);
+}
+
 TEST(ProbeBudget, AllowsRunsUpToTheShareOfTheHour) {
   ProbeBudget budget(0.05);  // 180 s an hour.
   EXPECT_TRUE(budget.Allows(kT0, 180));

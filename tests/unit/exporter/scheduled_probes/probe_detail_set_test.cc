@@ -209,7 +209,7 @@ TEST(ProbeDetailSetTest, ScrapesReadWhileTheSchedulerWrites) {
 
 // The fleet config of a TestFleet, `self` its node.
 Fleet ConfigOf(const TestFleet& f, size_t self) {
-  Fleet fleet{f.names[self], {}};
+  Fleet fleet{f.names[self], {}, "", ""};
   for (size_t i = 0; i < f.names.size(); ++i) {
     fleet.nodes.push_back(
         {f.names[i], "198.18.0." + std::to_string(i + 1), "ens1f0np0", 9000, f.racks[i]});
