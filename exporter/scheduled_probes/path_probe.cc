@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "active-probes/path/jumbo_check.h"
+#include "common/kernel/net_class.h"
 
 namespace fabric {
 
@@ -45,8 +46,8 @@ probe::Measurement PathMeasurement(const FleetNode& self, const RouteInfo& route
 }
 
 PathProbe::PathProbe(const FleetNode& self, const FleetNode& peer,
-                     std::chrono::milliseconds echo_timeout)
-    : self_(self), peer_(peer), echo_timeout_(echo_timeout) {}
+                     std::chrono::milliseconds echo_timeout, std::optional<double> saturated)
+    : self_(self), peer_(peer), echo_timeout_(echo_timeout), saturated_(saturated) {}
 
 Result<std::vector<probe::Measurement>> PathProbe::Run(const probe::ProbeContext& context) {
   auto route = LookupRoute(peer_.address);
@@ -54,9 +55,25 @@ Result<std::vector<probe::Measurement>> PathProbe::Run(const probe::ProbeContext
   const int path_mtu = ExpectedPathMtu(self_, peer_);
   std::optional<Result<bool>> echo;
   if (path_mtu > 0) {
+    const auto before = ReadNetByteCounters(context.root, route->interface);
+    const auto started = std::chrono::steady_clock::now();
     for (int attempt = 0; attempt < kJumboEchoAttempts; ++attempt) {
       echo = JumboEcho(peer_.address, path_mtu, echo_timeout_, context.stop);
       if (!echo->ok() || **echo) break;
+    }
+    const auto after = ReadNetByteCounters(context.root, route->interface);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (echo->ok() && !**echo && saturated_ && before && after && seconds > 0) {
+      const double carried = static_cast<double>(std::max(after->tx_bytes - before->tx_bytes,
+                                                          after->rx_bytes - before->rx_bytes)) /
+                             seconds;
+      if (carried >= *saturated_) {
+        echo = MakeError("no jumbo echo came back while " + route->interface + " carried " +
+                         std::to_string(static_cast<int64_t>(carried)) +
+                         " B/s, at least half of what the path proved: lost to a full "
+                         "queue, not judged");
+      }
     }
     if (!echo->ok() && echo->error().code == ErrorCode::kInterrupted) {
       return Unexpected{echo->error()};

@@ -33,20 +33,28 @@ probe::Measurement PathMeasurement(const FleetNode& self, const RouteInfo& route
 
 class PathProbe : public probe::Probe {
  public:
-  PathProbe(const FleetNode& self, const FleetNode& peer, std::chrono::milliseconds echo_timeout);
+  // `saturated`: the traffic through the egress interface (bytes per second, the busier
+  // direction) at which the path is full: half of what the path proved uncontended
+  // (nullopt: no proven rate, every lost echo counts).
+  PathProbe(const FleetNode& self, const FleetNode& peer, std::chrono::milliseconds echo_timeout,
+            std::optional<double> saturated = std::nullopt);
   const probe::ProbeDeclaration& declaration() const override { return PathProbeDeclaration(); }
   probe::Rung rung() const override { return probe::Rung::kPath; }
   std::string target() const override { return peer_.name; }
   // A missing route fails (no_route); the route found with a jumbo check that
   // could not run is a result with a note. The jumbo frames pass when any of
-  // kJumboEchoAttempts echoes comes back. The context's stop request cuts the
-  // echo's wait short (kInterrupted: nothing is recorded).
+  // kJumboEchoAttempts echoes comes back; when none does while the path carried
+  // `saturated` or more, the echoes were lost to a full queue, not to the MTU,
+  // and the check says so in a note instead of failing (a healthy path under a
+  // bulk transfer is not a jumbo-frame fault). The context's stop request cuts
+  // the echo's wait short (kInterrupted: nothing is recorded).
   Result<std::vector<probe::Measurement>> Run(const probe::ProbeContext& context) override;
 
  private:
   FleetNode self_;
   FleetNode peer_;
   std::chrono::milliseconds echo_timeout_;
+  std::optional<double> saturated_;
 };
 
 }  // namespace fabric

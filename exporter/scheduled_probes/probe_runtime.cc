@@ -614,7 +614,14 @@ ProbeOutcome ProbeRuntime::CheckPath(const FleetNode& self, const FleetNode& pee
   const auto echo_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(settings_.path.echo_timeout_seconds * 1000));
   const double start = clock_.WallSeconds();
-  PathProbe path(self, peer, echo_timeout);
+  // Half of what the path proved uncontended: traffic at or above it fills the path's queues.
+  std::optional<double> saturated;
+  for (const auto& key : KeysOf(Rung::kTcpMulti, peer.name)) {
+    if (auto record = store_.Find(key); record && record->uncontended) {
+      saturated = std::max(saturated.value_or(0), record->uncontended->bytes_per_second / 2);
+    }
+  }
+  PathProbe path(self, peer, echo_timeout, saturated);
   // Shutdown cutting the check short records nothing: that says nothing about the path.
   const ProbeOutcome outcome = RunAndRecord(path, Context(token), store_);
   if (auto index = detail_->IndexOf(peer.name)) {

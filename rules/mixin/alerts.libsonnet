@@ -50,6 +50,7 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
   local sentFlows = 'instance_target_application:fabric_flows_sent_bulk_flows:sum',
   // Real transfers over _config.transferWindow, from the flows collector's counters.
   local sentRate = 'instance_target_application:fabric_flows_sent_bytes:rate',
+  local movedRate = 'instance_target_direction:fabric_transfers_bytes:rate',
   local sentStreams = 'instance_target_application:fabric_flows_sent_bulk_flows:max',
   local appShare = 'instance_target_application:fabric_flows_application_limited:ratio',
   local atStreams = 'instance_target_application:fabric_probe_tcp_at_streams_bytes_per_second:min',
@@ -204,6 +205,19 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
         expr: |||
           sum by (instance, target, application) (
             fabric_flows_bulk_flows{%(selector)s, limiter!="remote_sender", application!="fabric_probe"}
+            * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+          )
+        ||| % c,
+      }, {
+        // Real transfers per peer and direction over the window, from the flows collector's
+        // counters (every connection from its first byte, one series across connections): the
+        // page judges these, so a transfer made of many connections (scp per file, an rsync per
+        // directory) is one transfer over time and its gaps between connections do not reset
+        // the page's `for:`. The probe's own sockets are the ladder, not a transfer.
+        record: movedRate,
+        expr: |||
+          sum by (instance, target, direction) (
+            rate(fabric_flows_transferred_bytes_total{%(selector)s, application!="fabric_probe"}[%(transferWindow)s])
             * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
           )
         ||| % c,
@@ -559,14 +573,14 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           // Shapes 8 and 9 as the symptom: the page.
           alert('FabricTransfersFarBelowLadder', 'critical', |||
             (
-              instance_target_direction:fabric_transfers_bytes_per_second:sum
+              %(moved)s
               > on (instance, target) group_left () %(floor)s
             )
             / on (instance, target, direction) group_left ()
               max without (probe) (%(u)s{probe="tcp_multi"})
             < %(transferCriticalRatio)s
-          ||| % (c { u: uncontended, floor: floor }), 'Real transfers run far below the ceiling the fabric proved.',
-                'Real bulk transfers %s move %sB/s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [flow, q('instance_target_direction:fabric_transfers_bytes_per_second:sum', pair), q(uncontended, pair, fixed='probe="tcp_multi"')], for_=c.transferPageFor),
+          ||| % (c { u: uncontended, floor: floor, moved: movedRate }), 'Real transfers run far below the ceiling the fabric proved.',
+                'Real bulk transfers %s moved %sB/s over the last %s, {{ $value | humanizePercentage }} of the %sB/s the multi-stream TCP probe proved on the same path: the applications, not the fabric, are the limit.' % [flow, q(movedRate, pair), c.transferWindow, q(uncontended, pair, fixed='probe="tcp_multi"')], for_=c.transferPageFor),
           // Shape 9: a transfer the application itself held most of the time (not sending, or
           // its receiver not reading), against raw TCP with as many streams on the same path:
           // its stream count x the single-stream rung, at most the N-stream rung (a 3-flow tool

@@ -13,9 +13,10 @@ local mixin = (import 'rules/mixin/mixin.libsonnet') + {
     exporterDownFor: '10s',
     probeFailingFor: '30s',
     probeNeverRanFor: '60s',
-    // The page's own `for:` (30m, written in alerts.libsonnet on main at
-    // 90091a7; issue 41 item 1 moves it into _config). Unused until then.
     transferPageFor: '8s',
+    // The window the transfer alerts judge rates and limiter shares over (5m
+    // shipped): a case observes its program for OBSERVE_SECONDS.
+    transferWindow: '15s',
   },
 };
 { groups: mixin.prometheusRules.groups + mixin.prometheusAlerts.groups }
