@@ -4,7 +4,7 @@ transfers (scp, rsync over ssh and to the daemon, scp per file, dd | socat,
 parallel iperf3) started on the sending node.
 
 The applications under test run in a cpu cgroup capped at a fraction of one
-CPU (`CpuCap`): on this small host the line is shaped to 1 Gbit/s, and the
+CPU (`CpuCap`): on this small host the line is shaped to 3 Gbit/s, and the
 cap gives an application the CPU per byte of line that one core has on a
 100 GbE host, where ssh's one encrypting core reaches a few percent of the
 line (issue 41: a restore at 8% of it). The cap bounds an application's own

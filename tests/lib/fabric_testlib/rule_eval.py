@@ -14,9 +14,31 @@ from fabric_testlib.exporter_process import SOURCE_DIR
 RULES = os.path.join(SOURCE_DIR, 'rules', 'fabric-ladder.rules.yml')
 
 
-def scrape_series(metrics, instance, steps, job='fabric'):
+_GOODPUT = re.compile(r'^fabric_flows_goodput_bytes_per_second\{(.*)\} (\S+)$')
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
+def transfer_rates(metrics):
+    """{(peer, application, direction): bytes per second} the scrape's bulk flows move, from
+    their goodput gauges (a `remote_sender` flow is received here, any other is sent)."""
+    rates = {}
+    for line in metrics.splitlines():
+        m = _GOODPUT.match(line)
+        if not m:
+            continue
+        labels = dict(_LABEL.findall(m.group(1)))
+        direction = 'receive' if labels.get('limiter') == 'remote_sender' else 'send'
+        key = (labels.get('peer'), labels.get('application'), direction)
+        rates[key] = rates.get(key, 0) + float(m.group(2))
+    return rates
+
+
+def scrape_series(metrics, instance, steps, job='fabric', step_seconds=60):
     """The samples of one scrape as promtool input series: each with job and instance added,
-    the same value at `steps` + 1 evaluation steps (so that `for:` durations pass)."""
+    the same value at `steps` + 1 evaluation steps (so that `for:` durations pass). The flows'
+    transferred-bytes counters go on growing at the rate the same scrape's goodput gauges show,
+    as a steady transfer's do (held still they would say nothing moves)."""
+    rates = transfer_rates(metrics)
     out = []
     for line in metrics.splitlines():
         if not line or line.startswith('#'):
@@ -25,9 +47,14 @@ def scrape_series(metrics, instance, steps, job='fabric'):
         v = float(value)
         if not math.isfinite(v):
             continue
+        step = 0.0
+        if series.startswith('fabric_flows_transferred_bytes_total{'):
+            labels = dict(_LABEL.findall(series))
+            step = rates.get((labels.get('peer'), labels.get('application'),
+                              labels.get('direction')), 0) * step_seconds
         extra = f'job="{job}",instance="{instance}"'
         series = series[:-1] + ',' + extra + '}' if series.endswith('}') else series + '{' + extra + '}'
-        out.append({'series': series, 'values': f'{v!r}+0x{steps}'})
+        out.append({'series': series, 'values': f'{v!r}+{step!r}x{steps}'})
     return out
 
 
