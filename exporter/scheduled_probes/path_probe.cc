@@ -55,13 +55,15 @@ Result<std::vector<probe::Measurement>> PathProbe::Run(const probe::ProbeContext
   const int path_mtu = ExpectedPathMtu(self_, peer_);
   std::optional<Result<bool>> echo;
   if (path_mtu > 0) {
-    const auto before = ReadNetByteCounters(context.root, route->interface);
+    // The egress counters only matter when a proven rate says what a full path carries.
+    const auto before =
+        saturated_ ? ReadNetByteCounters(context.root, route->interface) : std::nullopt;
     const auto started = std::chrono::steady_clock::now();
     for (int attempt = 0; attempt < kJumboEchoAttempts; ++attempt) {
       echo = JumboEcho(peer_.address, path_mtu, echo_timeout_, context.stop);
       if (!echo->ok() || **echo) break;
     }
-    const auto after = ReadNetByteCounters(context.root, route->interface);
+    const auto after = before ? ReadNetByteCounters(context.root, route->interface) : std::nullopt;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (echo->ok() && !**echo && saturated_ && before && after && seconds > 0) {
