@@ -118,6 +118,12 @@ bool PeerStoppedReading(double window_now, double peak_window, double mss) {
   return mss > 0 && peak_window >= kOpenWindowBytes && window_now < 4 * mss;
 }
 
+bool WindowOutgrewFlow(double peak_window, double srtt_seconds, double moved_bytes,
+                       double busy_seconds) {
+  if (peak_window < kOpenWindowBytes || srtt_seconds <= 0 || busy_seconds <= 0) return false;
+  return peak_window / srtt_seconds >= kWindowOutgrewFlowFactor * moved_bytes / busy_seconds;
+}
+
 std::vector<IpAddress> FlowTracker::LocalAddresses(const FlowSnapshot& snapshot) const {
   std::vector<IpAddress> out;
   const bool defaults = settings_.interfaces.empty() && settings_.local_prefixes.empty();
@@ -217,6 +223,10 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
       if (info.busy_us && Delta(kept.busy_us, prev.busy_us, times.busy_us) &&
           Delta(kept.rwnd_us, prev.rwnd_us, times.rwnd_limited_us) &&
           Delta(kept.sndbuf_us, prev.sndbuf_us, times.sndbuf_limited_us)) {
+        times.peer_stopped_reading =
+            times.peer_stopped_reading ||
+            (info.snd_wnd &&
+             WindowOutgrewFlow(kept.peak_window, info.rtt_us * 1e-6, moved, times.busy_us * 1e-6));
         interval.limiter = ClassifyLimiter(times);
         interval.shares = ShareLimiters(times);
       } else {

@@ -71,8 +71,9 @@ struct LimiterTimes {
   double busy_us = 0;
   double rwnd_limited_us = 0;
   double sndbuf_limited_us = 0;
-  // The peer's window is closed after having been wide open
-  // (PeerStoppedReading): rwnd-limited time is the receiving application's.
+  // The peer's window is closed after having been wide open, or opened far wider than
+  // the flow used (PeerStoppedReading, WindowOutgrewFlow): rwnd-limited time is the
+  // receiving application's.
   bool peer_stopped_reading = false;
 };
 // How long each limiter held the flow in the interval, microseconds.
@@ -89,6 +90,17 @@ Limiter ClassifyLimiter(const LimiterTimes& t);
 // limited-seconds counters, not one scrape, carry the verdict.
 inline constexpr double kOpenWindowBytes = 256 * 1024;
 bool PeerStoppedReading(double window_now, double peak_window, double mss);
+
+// The same receiver judged over an interval rather than at one dump: its window, at the
+// widest it opened on this connection, carries at least kWindowOutgrewFlowFactor times what
+// the flow moved while busy (peak window / smoothed RTT against bytes / busy time). A window
+// that small buffers bound (SO_RCVBUF, tcp_rmem) sits at its peak while the sender waits on
+// it, so the flow moves about window / RTT; a flow far below that was held by a window its
+// receiving process left closed most of the time. One dump sees the window open or shut by
+// chance (a CPU-bound receiver drains in bursts); this holds for every dump of such a flow.
+inline constexpr double kWindowOutgrewFlowFactor = 2;
+bool WindowOutgrewFlow(double peak_window, double srtt_seconds, double moved_bytes,
+                       double busy_seconds);
 
 struct FlowsSettings {
   // A socket is on the fabric when its local address is in one of these

@@ -252,9 +252,40 @@ TEST(FlowTrackerTest, AReceiverThatStopsReadingIsTheApplication) {
   const auto& c = r.counters->at({"198.18.9.2", "rsync", "send"});
   EXPECT_DOUBLE_EQ(c.limited_seconds.at("application"), 0.9);
   EXPECT_DOUBLE_EQ(c.limited_seconds.at("receiver_window"), 0.9);
-  // Window open again: the same socket is receiver_window-limited while it is.
-  r = tracker.Update(Snap(2, {rwnd_limited(1, 100e6, 2e6, 1 << 20)}));
-  EXPECT_EQ(r.active.begin()->first.limiter, "receiver_window");
+}
+
+// One dump sees a CPU-bound receiver's window open or shut by chance. Over the
+// interval: a window that opened to 4 MiB carries 10 GB/s at 400 us, and a
+// flow held by it 90% of the time moved 50 MB/s, so its receiver left it
+// closed (the application, even at a dump that finds it open). A window that
+// a small buffer bounds sits at its 512 KiB peak and the flow moves about
+// window / RTT (1.3 GB/s): the buffer is the cap.
+TEST(FlowTrackerTest, AWindowFarWiderThanItsFlowIsTheReceivingApplication) {
+  auto rwnd_limited = [](uint64_t cookie, uint64_t acked, uint64_t busy, uint32_t window) {
+    auto s = Socket(cookie, "198.18.9.1", 40000 + cookie, "198.18.9.2", 873, acked, 0, busy,
+                    busy * 9 / 10);
+    s.info->snd_mss = 8948;
+    s.info->snd_wnd = window;
+    return s;
+  };
+  FlowTracker tracker(FlowsSettings{});
+  tracker.Update(Snap(0, {rwnd_limited(1, 0, 0, 4 << 20), rwnd_limited(2, 0, 0, 512 << 10)}));
+  auto r = tracker.Update(
+      Snap(1, {rwnd_limited(1, 50e6, 1e6, 2 << 20), rwnd_limited(2, 1.2e9, 1e6, 512 << 10)}));
+  EXPECT_EQ(r.active.count({"198.18.9.2", "rsync", "application"}), 1u);
+  EXPECT_EQ(r.active.count({"198.18.9.2", "rsync", "receiver_window"}), 1u);
+  const auto& c = r.counters->at({"198.18.9.2", "rsync", "send"});
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("application"), 0.9);
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("receiver_window"), 0.9);
+}
+
+TEST(WindowOutgrewFlowTest, PeakWindowOverRttAgainstTheBusyRate) {
+  // 4 MiB / 400 us = 10.5 GB/s: a flow under half of it while busy outgrew.
+  EXPECT_TRUE(WindowOutgrewFlow(4 << 20, 400e-6, 5e9, 1));
+  EXPECT_FALSE(WindowOutgrewFlow(4 << 20, 400e-6, 6e9, 1));
+  EXPECT_FALSE(WindowOutgrewFlow(kOpenWindowBytes - 1, 400e-6, 1, 1));  // A small buffer.
+  EXPECT_FALSE(WindowOutgrewFlow(4 << 20, 0, 1, 1));                    // No RTT yet.
+  EXPECT_FALSE(WindowOutgrewFlow(4 << 20, 400e-6, 1, 0));               // Never busy.
 }
 
 TEST(PeerStoppedReadingTest, WideOnceAndClosedNow) {
