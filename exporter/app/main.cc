@@ -109,10 +109,16 @@ LandingPageInfo MakeLandingInfo(const ExporterOptions& options) {
   return info;
 }
 
+// How long the scraper keeps the transfer counters: the page's window.
+std::chrono::steady_clock::duration WindowSpan(const ExporterOptions& options) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(options.transfer_window_seconds));
+}
+
 // The ladder section of "/": from the last scrape when one is recent (Prometheus scrapes
 // often), else from a scrape of our own, so the page needs no Prometheus.
 std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime* probes,
-                          const Scraper& scraper) {
+                          const Scraper& scraper, double transfer_window_seconds) {
   if (!fleet) {
     return RenderLadderSection(
         "The ladder", {},
@@ -126,9 +132,16 @@ std::string LadderSection(const std::optional<Fleet>& fleet, const ProbeRuntime*
     latest = scraper.Scrape();
   }
   const double now = SystemClock().WallSeconds();
-  auto ladders =
-      ladder::NodeLadders(*fleet, probes != nullptr && probes->loopback(), latest->families,
-                          probes != nullptr ? probes->Results() : std::vector<ProbeRecord>{}, now);
+  // Real transfers are judged over the rules' window, from the scrapes the exporter kept.
+  const auto kept = scraper.History();
+  ladder::CounterHistory history{transfer_window_seconds, {}};
+  for (const auto& scrape : kept) {
+    const std::chrono::duration<double> at = scrape->taken.time_since_epoch();
+    history.scrapes.emplace_back(at.count(), &scrape->families);
+  }
+  auto ladders = ladder::NodeLadders(
+      *fleet, probes != nullptr && probes->loopback(), latest->families,
+      probes != nullptr ? probes->Results() : std::vector<ProbeRecord>{}, now, &history);
   std::string note = ladder::KeepSlowestPaths(ladders, 16);
   if (ladders.empty()) note = "The fleet names no peer of this node.";
   return RenderLadderSection("The ladder of " + fleet->self, ladders, note);
@@ -239,6 +252,7 @@ bool Reload(const FlagSet& flags, const SysRoot& root, CurrentNode& current, Scr
   // The old collectors read the old runtime: they go first (declared after `previous`).
   std::vector<NamedCollector> replaced = scraper.Replace(
       std::move(collectors), ConstantSeries(next->options, next->probes.get(), status));
+  scraper.SetHistorySpan(WindowSpan(next->options));
   current.Set(next);
   log::Info(
       "config reloaded",
@@ -337,9 +351,9 @@ int Run(int argc, char** argv) {
     first->probes = std::make_unique<ProbeRuntime>(*options.fleet, options.probes, root);
   }
   ReloadStatus reload{true, SystemClock().WallSeconds()};
-  auto scraper = std::make_shared<Scraper>(NodeCollectors(*first, root),
-                                           ConstantSeries(options, first->probes.get(), reload),
-                                           &ladder::IsFactFamily);
+  auto scraper = std::make_shared<Scraper>(
+      NodeCollectors(*first, root), ConstantSeries(options, first->probes.get(), reload),
+      &ladder::IsFactFamily, ScrapeHistorySettings{&ladder::IsHistoryFamily, WindowSpan(options)});
   auto current = std::make_shared<CurrentNode>();
   current->Set(first);
   LandingPageInfo landing = MakeLandingInfo(options);
@@ -347,7 +361,8 @@ int Run(int argc, char** argv) {
   routes.telemetry_path = options.telemetry_path;
   routes.landing_page = [landing, scraper, current] {
     const std::shared_ptr<const Node> node = current->Get();  // Kept alive over a reload.
-    std::string ladder = LadderSection(node->options.fleet, node->probes.get(), *scraper);
+    std::string ladder = LadderSection(node->options.fleet, node->probes.get(), *scraper,
+                                       node->options.transfer_window_seconds);
     return RenderLandingPage(landing, scraper->Statuses(), ladder);
   };
   routes.ready = [] { return true; };

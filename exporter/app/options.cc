@@ -5,6 +5,7 @@
 #include "common/strings.h"
 #include "exporter/config/sha256.h"
 #include "exporter/http/listen_address.h"
+#include "exporter/ladder/rule_thresholds.h"
 
 namespace fabric {
 namespace {
@@ -188,6 +189,11 @@ ExporterOptions Resolve(const FlagSet& flags, const std::vector<CollectorSpec>& 
   } else if (auto keep = paths.Bool("keep_files_open")) {
     options.keep_files_open = *keep;
   }
+  options.probes.best_window_seconds = ladder::rule_config::kLongBaselineWindowSeconds;
+  options.transfer_window_seconds = config.Child("collectors")
+                                        .Child("flows")
+                                        .DurationSeconds("window", 10, 86400)
+                                        .value_or(ladder::rule_config::kTransferWindowSeconds);
 
   std::string level = Pick(flags, "log.level", log_section, "level");
   auto parsed_level = log::ParseLevel(level);

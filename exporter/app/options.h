@@ -24,6 +24,9 @@ struct ExporterOptions {
   std::string procfs = "/proc";
   std::string sysfs = "/sys";
   bool keep_files_open = true;  // OpenFileCache.
+  // collectors.flows.window: what the ladder page judges real transfers over, the rule
+  // bundle's transferWindow by default (the bundle and the page name the same shapes).
+  double transfer_window_seconds = 0;
   log::Level log_level = log::Level::kInfo;
   log::Format log_format = log::Format::kLogfmt;
   std::string config_file;  // Empty: the embedded defaults.

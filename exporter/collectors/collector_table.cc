@@ -18,7 +18,7 @@ const std::vector<CollectorSpec>& CollectorTable() {
        true,
        "live TCP transfers on the fabric: goodput, limiter, application (sock_diag)",
        {"local_addresses", "interfaces", "bulk_threshold_bytes_per_second", "applications",
-        "max_series", "recording"},
+        "max_series", "recording", "window"},
        &MakeFlowsCollector},
       {"netdev",
        true,

@@ -4,6 +4,7 @@
 #include <array>
 #include <cassert>
 #include <optional>
+#include <tuple>
 
 namespace fabric::ladder {
 namespace {
@@ -61,8 +62,8 @@ double ValueOf(const ClientMetric& m) {
 
 const MetricFamily* FamilyNamed(const std::vector<MetricFamily>& families, const std::string& n) {
   // The exporter keeps only these families for the ladder page: a family read here must be
-  // listed there.
-  assert(IsFactFamily(n));
+  // listed there (or in the history's).
+  assert(IsFactFamily(n) || IsHistoryFamily(n));
   auto it = std::find_if(families.begin(), families.end(),
                          [&](const MetricFamily& f) { return f.name == n; });
   return it == families.end() ? nullptr : &*it;
@@ -79,7 +80,58 @@ std::optional<double> Lookup(const std::vector<MetricFamily>& families, const st
   return std::nullopt;
 }
 
+constexpr std::string_view kGoodput = "fabric_flows_goodput_bytes_per_second";
+
+// The window's rates per peer x direction x application from the goodput of recent scrapes,
+// each weighted by the time since the scrape before it, from the scrape where the application
+// first moved bulk data to this peer in the window (a program that started inside it is judged
+// over its own life) to the latest; a scrape that saw no bulk flow of it counts as nothing
+// moved (a per-file loop between two connections). The goodput is the flows collector's own
+// bytes over its own interval, so a recorded replay gives the same rates as live sockets.
+void WindowedRates(const CounterHistory& history,
+                   const std::map<std::string, std::string>& peer_names, PassiveFacts& facts) {
+  facts.windowed.window_seconds = history.window_seconds;
+  const auto& scrapes = history.scrapes;
+  if (scrapes.empty()) return;
+  const double now = scrapes.back().first;
+  using Key = std::tuple<std::string, std::string, std::string>;
+  struct Average {
+    size_t since = 0;  // The scrape it first moved in.
+    double weighted = 0;
+  };
+  std::map<Key, Average> averages;
+  std::vector<double> weights(scrapes.size(), 0);
+  for (size_t i = 0; i < scrapes.size(); ++i) {
+    const double seconds = scrapes[i].first;
+    // The first scrape has no interval before it: it weighs as the one after it.
+    weights[i] = i > 0                ? seconds - scrapes[i - 1].first
+                 : scrapes.size() > 1 ? scrapes[1].first - seconds
+                                      : 1;
+    if (now - seconds > history.window_seconds) continue;
+    const MetricFamily* goodput = FamilyNamed(*scrapes[i].second, std::string(kGoodput));
+    if (goodput == nullptr) continue;
+    for (const auto& m : goodput->metric) {
+      auto name = peer_names.find(Label(m, "peer"));
+      if (name == peer_names.end() || Label(m, "application") == "fabric_probe") continue;
+      const char* direction = Label(m, "limiter") == "remote_sender" ? "receive" : "send";
+      auto [it, first] =
+          averages.try_emplace({name->second, direction, Label(m, "application")}, Average{i, 0});
+      it->second.weighted += ValueOf(m) * weights[i];
+    }
+  }
+  for (const auto& [key, average] : averages) {
+    const auto& [peer, direction, application] = key;
+    double span = 0;
+    for (size_t i = average.since; i < scrapes.size(); ++i) span += weights[i];
+    if (span <= 0) continue;
+    facts.windowed.transfers[peer][direction] += average.weighted / span;
+    facts.windowed.applications[peer][direction][application] += average.weighted / span;
+  }
+}
+
 }  // namespace
+
+bool IsHistoryFamily(std::string_view name) { return name == kGoodput; }
 
 bool IsFactFamily(std::string_view name) {
   return std::find(kFactFamilies.begin(), kFactFamilies.end(), name) != kFactFamilies.end();
@@ -87,7 +139,8 @@ bool IsFactFamily(std::string_view name) {
 
 PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
                                const std::string& interface,
-                               const std::map<std::string, std::string>& peer_names) {
+                               const std::map<std::string, std::string>& peer_names,
+                               const CounterHistory* history) {
   PassiveFacts facts;
   facts.interface = interface;
   if (!interface.empty()) {
@@ -140,6 +193,12 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
       facts.transfers[name->second][direction] += ValueOf(m);
       facts.applications[name->second][direction][Label(m, "application")] += ValueOf(m);
     }
+  }
+  if (history != nullptr) {
+    WindowedRates(*history, peer_names, facts);
+  } else {
+    facts.windowed.transfers = facts.transfers;
+    facts.windowed.applications = facts.applications;
   }
   // NFS mounts whose server is a fleet peer, with their transfer sizes (by mount point).
   if (const MetricFamily* mounts = FamilyNamed(families, "fabric_nfs_mount_info")) {

@@ -8,6 +8,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exporter/ladder/ladder_model.h"
@@ -18,10 +20,24 @@ namespace fabric::ladder {
 // exporter keeps only these between scrapes (a large host's scrape is thousands of series).
 bool IsFactFamily(std::string_view name);
 
+// True for the families the exporter keeps from recent scrapes (CounterHistory): the flows'
+// goodput.
+bool IsHistoryFamily(std::string_view name);
+
+// Recent scrapes of the history families, oldest first with the latest last, each at its time
+// in seconds on any one clock; the page judges real transfers over the last `window_seconds`
+// while they move.
+struct CounterHistory {
+  double window_seconds = 0;
+  std::vector<std::pair<double, const std::vector<prometheus::MetricFamily>*>> scrapes;
+};
+
 // `interface` is the fabric interface; `peer_names` maps a peer's address to its fleet name
-// (the flows collector labels flows by address).
+// (the flows collector labels flows by address). Without `history` (one look: `fabric_probe
+// ladder`) the windowed transfers are the goodput seen now.
 PassiveFacts FactsFromFamilies(const std::vector<prometheus::MetricFamily>& families,
                                const std::string& interface,
-                               const std::map<std::string, std::string>& peer_names);
+                               const std::map<std::string, std::string>& peer_names,
+                               const CounterHistory* history = nullptr);
 
 }  // namespace fabric::ladder

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <optional>
@@ -81,6 +82,22 @@ std::string ModeWords(const ProbeRecord& r) {
 
 // One probe rung: the worse direction is the layer's number (a path is as fast as its slower
 // direction), both are in the detail.
+// " (it did 194 Gbit/s on 2026-11-02, its best in 30 days)": a result more than the rules'
+// regressionFraction below the best clean result the store kept over their longBaselineWindow,
+// so a decline the 7-day baseline absorbed stays in sight (FabricNodeRegression's evidence).
+std::string UsedToDoWords(const ProbeRecord& r, double rate) {
+  if (!r.best || r.best->bytes_per_second <= 0 ||
+      rate >= (1 - rule_config::kRegressionFraction) * r.best->bytes_per_second) {
+    return "";
+  }
+  const auto when = static_cast<time_t>(r.best->timestamp_seconds);
+  tm utc{};
+  char date[16] = "?";
+  if (gmtime_r(&when, &utc) != nullptr) std::strftime(date, sizeof date, "%Y-%m-%d", &utc);
+  return " (it did " + FormatRate(r.best->bytes_per_second) + " on " + date + ", its best in " +
+         Printf("%.0f days", rule_config::kLongBaselineWindowSeconds / 86400) + ")";
+}
+
 Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& records,
                 const LadderInput& input) {
   Layer layer;
@@ -110,7 +127,7 @@ Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& rec
     if (r->key.direction != Direction::kNone) {
       detail += std::string(probe::DirectionName(r->key.direction)) + " ";
     }
-    detail += FormatRate(rate) + ModeWords(*r);
+    detail += FormatRate(rate) + ModeWords(*r) + UsedToDoWords(*r, rate);
     // In the verdicts' name order (the table's).
     for (const auto& [verdict, raised] : r->verdicts) {
       std::string name(probe::VerdictName(verdict));
@@ -436,8 +453,9 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
   // direction (a fraction of the line rate, else of the best proven N-stream result of the
   // path: instance_target:fabric_transfers_floor_bytes_per_second:max, from this end's NIC),
   // their sum is far below what the N-stream TCP probe proved uncontended on the same path
-  // and direction.
-  if (auto flows = input.facts.transfers.find(input.peer); flows != input.facts.transfers.end()) {
+  // and direction, over the rules' transferWindow (facts.windowed).
+  const auto& windowed = input.facts.windowed;
+  if (auto flows = windowed.transfers.find(input.peer); flows != windowed.transfers.end()) {
     double best = -1;
     for (Direction direction : probe::InfoOf(Rung::kTcpMulti).directions) {
       best = std::max(best, ProvenUncontended(input, direction).value_or(-1));
@@ -447,17 +465,26 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
     for (Direction direction : probe::InfoOf(Rung::kTcpMulti).directions) {
       auto moved = flows->second.find(std::string(probe::DirectionName(direction)));
       const std::optional<double> proved = ProvenUncontended(input, direction);
-      if (moved == flows->second.end() || capacity <= 0 || moved->second <= least || !proved ||
-          *proved <= 0 || moved->second / *proved >= kTransferCriticalRatio) {
+      // Judged while the transfers move: one that ended inside the window is not slow.
+      auto peer_now = input.facts.transfers.find(input.peer);
+      const bool moving_now = peer_now != input.facts.transfers.end() &&
+                              peer_now->second.count(std::string(probe::DirectionName(direction)));
+      if (!moving_now || moved == flows->second.end() || capacity <= 0 || moved->second <= least ||
+          !proved || *proved <= 0 || moved->second / *proved >= kTransferCriticalRatio) {
         continue;
       }
       const std::string words = direction == Direction::kSend ? "send" : "receive";
+      const std::string over =
+          windowed.window_seconds <= 0 ? std::string()
+          : windowed.window_seconds < 60
+              ? Printf(" over the last %.0f s", windowed.window_seconds)
+              : Printf(" over the last %.0f min", windowed.window_seconds / 60);
       name("transfers_below_ladder",
-           "real transfers " + words + " " + FormatRate(moved->second) + ", " +
+           "real transfers " + words + " " + FormatRate(moved->second) + over + ", " +
                FormatPercent(moved->second / *proved) + " of the " + FormatRate(*proved) +
                " the N-stream TCP probe proved on this path: the applications, not the fabric, "
                "are the limit" +
-               ApplicationsWords(input.facts.applications, input.peer, words));
+               ApplicationsWords(windowed.applications, input.peer, words));
       break;
     }
   }
@@ -465,14 +492,30 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
 
 }  // namespace
 
+namespace {
+
+// True when `application` is one of `alternation`'s names ("ssh|scp|sftp"), as the rules'
+// application=~"..." matches it.
+bool OneOf(std::string_view alternation, std::string_view application) {
+  while (!alternation.empty()) {
+    const size_t bar = alternation.find('|');
+    if (alternation.substr(0, bar) == application) return true;
+    if (bar == std::string_view::npos) break;
+    alternation.remove_prefix(bar + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string ApplicationWords(const std::string& application) {
-  // The shapes the rules name on the same flows (rules/mixin/config.libsonnet:
-  // sshApplications, copyApplications; rsync is the field's per-file protocol).
-  if (application == "ssh" || application == "scp" || application == "sftp") {
+  // The shapes the rules name on the same flows (their _config's sshApplications and
+  // copyApplications; rsync is the field's per-file protocol).
+  if (OneOf(rule_config::kSshApplications, application)) {
     return application + " (SSH encryption on a trusted path: ssh, scp, sftp, rsync over ssh)";
   }
   if (application == "rsync") return "rsync (its per-file protocol)";
-  if (application == "socat" || application == "netcat" || application == "mbuffer") {
+  if (OneOf(rule_config::kCopyApplications, application)) {
     return application + " (a userspace copy pipeline: dd | socat, tar | nc)";
   }
   return application;

@@ -43,6 +43,18 @@ struct PassiveFacts {
   // The same flows by peer name, direction and application (the flows collector's
   // `application`: a port's or the socket owner's name), so the page names who moves them.
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> applications;
+  // The same two over the rules' transferWindow (`collectors.flows.window`): bytes/s averaged
+  // over the scrapes of the window since each application started moving, as
+  // instance_target_direction:fabric_transfers_bytes:rate has them from the counters. What
+  // the page's transfer shapes judge while transfers move now, so a program between two
+  // connections (a per-file loop, a mover's next run) is not judged on the one scrape that
+  // caught the gap. `fabric_probe ladder`, one look, judges what it sees now
+  // (window_seconds 0).
+  struct WindowedTransfers {
+    double window_seconds = 0;
+    std::map<std::string, std::map<std::string, double>> transfers;
+    std::map<std::string, std::map<std::string, std::map<std::string, double>>> applications;
+  } windowed;
   // The socket-buffer maxima by sysctl name (net.core.rmem_max, net.core.wmem_max,
   // net.ipv4.tcp_rmem, net.ipv4.tcp_wmem: the largest buffer each lets a socket have), bytes.
   std::map<std::string, double> socket_buffer_max;

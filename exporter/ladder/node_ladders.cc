@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "exporter/ladder/ladder_facts.h"
-
 namespace fabric::ladder {
 
 std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
                                 const std::vector<prometheus::MetricFamily>& families,
-                                const std::vector<ProbeRecord>& records, double now_seconds) {
+                                const std::vector<ProbeRecord>& records, double now_seconds,
+                                const CounterHistory* history) {
   const FleetNode& self = fleet.Self();
   std::vector<std::string> peers;
   std::map<std::string, std::string> peer_names;
@@ -36,7 +35,7 @@ std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
     input.node = self.name;
     input.peer = peer;
     input.loopback = loopback;
-    input.facts = FactsFromFamilies(families, interface, peer_names);
+    input.facts = FactsFromFamilies(families, interface, peer_names, history);
     input.records = records;
     input.now_seconds = now_seconds;
     using probe::Rung;

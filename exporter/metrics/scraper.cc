@@ -23,11 +23,13 @@ std::vector<CollectorStatus> Unscraped(const std::vector<NamedCollector>& collec
 }  // namespace
 
 Scraper::Scraper(std::vector<NamedCollector> collectors, MetricSink constant,
-                 FamilyFilter keep_latest)
+                 FamilyFilter keep_latest, ScrapeHistorySettings history)
     : collectors_(std::move(collectors)),
       constant_(std::move(constant)),
       keep_latest_(std::move(keep_latest)),
-      statuses_(Unscraped(collectors_)) {}
+      statuses_(Unscraped(collectors_)),
+      history_filter_(std::move(history.filter)),
+      history_span_(history.span) {}
 
 std::vector<NamedCollector> Scraper::Replace(std::vector<NamedCollector> collectors,
                                              MetricSink constant) {
@@ -91,10 +93,40 @@ std::shared_ptr<const ScrapeSnapshot> Scraper::Scrape() const {
       if (keep_latest_(family.name)) kept->families.push_back(family);
     }
   }
+  std::shared_ptr<ScrapeSnapshot> recent;
+  if (history_filter_) {
+    recent = std::make_shared<ScrapeSnapshot>();
+    recent->taken = snapshot->taken;
+    for (const auto& family : snapshot->families) {
+      if (history_filter_(family.name)) recent->families.push_back(family);
+    }
+  }
   std::lock_guard<std::mutex> lock(status_mutex_);
   statuses_ = std::move(statuses);
   latest_ = std::move(kept);
+  if (recent) {
+    // A scrape closer than span / kHistoryPoints to the one before the last replaces the last:
+    // the newest scrape is always kept, and the points stay spread over the span.
+    const auto spacing = history_span_ / static_cast<int>(kHistoryPoints);
+    if (history_.size() >= 2 && recent->taken - history_[history_.size() - 2]->taken < spacing) {
+      history_.back() = std::move(recent);
+    } else {
+      history_.push_back(std::move(recent));
+    }
+    const auto oldest = history_.back()->taken - history_span_;
+    while (history_.size() >= 2 && history_[1]->taken <= oldest) history_.pop_front();
+  }
   return snapshot;
+}
+
+std::vector<std::shared_ptr<const ScrapeSnapshot>> Scraper::History() const {
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  return {history_.begin(), history_.end()};
+}
+
+void Scraper::SetHistorySpan(std::chrono::steady_clock::duration span) {
+  std::lock_guard<std::mutex> lock(status_mutex_);
+  history_span_ = span;
 }
 
 std::vector<CollectorStatus> Scraper::Statuses() const {

@@ -7,6 +7,7 @@
 #include <prometheus/collectable.h>
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -40,13 +41,25 @@ struct ScrapeSnapshot {
   std::chrono::steady_clock::time_point taken;
 };
 
+using FamilyFilter = std::function<bool(std::string_view family)>;
+
+// What Scraper::History() keeps: the families `filter` selects, from the scrapes of the last
+// `span` (and the one just before it, so a rate can cover the whole span), at most
+// Scraper::kHistoryPoints of them spread over the span however often Prometheus scrapes.
+struct ScrapeHistorySettings {
+  FamilyFilter filter;
+  std::chrono::steady_clock::duration span{};
+};
+
 class Scraper : public prometheus::Collectable {
  public:
+  using FamilyFilter = fabric::FamilyFilter;
+  static constexpr size_t kHistoryPoints = 32;
+
   // `constant` holds series fixed for the process lifetime (build info).
   // `keep_latest` selects the families Latest() keeps; none without one.
-  using FamilyFilter = std::function<bool(std::string_view family)>;
   Scraper(std::vector<NamedCollector> collectors, MetricSink constant,
-          FamilyFilter keep_latest = nullptr);
+          FamilyFilter keep_latest = nullptr, ScrapeHistorySettings history = {});
 
   // Scrapes now; the result is also what Latest() returns until the next scrape.
   std::shared_ptr<const ScrapeSnapshot> Scrape() const;
@@ -66,6 +79,11 @@ class Scraper : public prometheus::Collectable {
   // The last scrape's families that `keep_latest` selects; nullptr before the first scrape.
   std::shared_ptr<const ScrapeSnapshot> Latest() const;
 
+  // The kept scrapes of the history filter's families, oldest first, the last scrape last.
+  std::vector<std::shared_ptr<const ScrapeSnapshot>> History() const;
+  // A reload that changes the span: later scrapes keep this much.
+  void SetHistorySpan(std::chrono::steady_clock::duration span);
+
  private:
   // Scrapes are serialised: collectors may keep state between scrapes, and
   // running two at once would only double the load on procfs.
@@ -76,6 +94,9 @@ class Scraper : public prometheus::Collectable {
   mutable std::mutex status_mutex_;
   mutable std::vector<CollectorStatus> statuses_;
   mutable std::shared_ptr<const ScrapeSnapshot> latest_;
+  const FamilyFilter history_filter_;
+  std::chrono::steady_clock::duration history_span_;                   // Guarded by status_mutex_,
+  mutable std::deque<std::shared_ptr<const ScrapeSnapshot>> history_;  // as is this.
 };
 
 }  // namespace fabric

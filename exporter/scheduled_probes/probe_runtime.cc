@@ -210,6 +210,7 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
       agreement_(fleet),
       pair_comparisons_(PairComparisonSlots()),
       storage_comparisons_(StorageComparisonSlots()) {
+  store_.SetBestWindow(settings_.best_window_seconds);
   std::vector<ProbeTask> tasks;
   if (!settings_.recording.empty()) {
     // A replay: the recorded results are the whole truth, nothing runs.

@@ -64,6 +64,9 @@ struct ProbeSettings {
   // Share of each hour spent probing (requester and responder) inside which
   // the comparison runs rotate (probe_budget.h).
   double budget = 0.05;
+  // How long a rung's best clean result stands on the ladder page (ProbeRecord::best): the
+  // rule bundle's longBaselineWindow, set by the exporter's options; 0 keeps none.
+  double best_window_seconds = 0;
   PathProbeSettings path;
   TcpLadderSettings tcp;
   StorageLadderSettings storage;

@@ -100,6 +100,7 @@ std::string Serialize(const std::vector<ProbeRecord>& records,
     out << YAML::EndMap;
     EmitKept(out, "uncontended", r.uncontended);
     EmitKept(out, "clean", r.clean);
+    EmitKept(out, "best", r.best);
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -124,7 +125,7 @@ std::string Serialize(const std::vector<ProbeRecord>& records,
 
 }  // namespace
 
-void KeepResults(ProbeRecord& record, const ProbeRecord* previous) {
+void KeepResults(ProbeRecord& record, const ProbeRecord* previous, double best_window_seconds) {
   // The ladder's rungs only: what the rules divide by and judge paths by (comparison runs are
   // judged run by run).
   if (!probe::InfoOf(record.key.probe).ladder_layer) return;
@@ -144,6 +145,13 @@ void KeepResults(ProbeRecord& record, const ProbeRecord* previous) {
   }
   if (!record.clean) {
     record.clean = clean ? own : previous ? previous->clean : std::nullopt;
+  }
+  if (!record.best && best_window_seconds > 0) {
+    record.best = previous ? previous->best : std::nullopt;
+    if (clean && (!record.best || own.bytes_per_second >= record.best->bytes_per_second ||
+                  own.timestamp_seconds - record.best->timestamp_seconds > best_window_seconds)) {
+      record.best = own;
+    }
   }
 }
 
@@ -191,8 +199,13 @@ void ResultStore::Record(ProbeRecord record) {
   auto [slot, inserted] = records_.try_emplace(record.key);
   // The period is the schedule's, not the run's: a run keeps the configured one.
   if (record.period_seconds <= 0) record.period_seconds = slot->second.period_seconds;
-  KeepResults(record, inserted ? nullptr : &slot->second);
+  KeepResults(record, inserted ? nullptr : &slot->second, best_window_seconds_);
   slot->second = std::move(record);
+}
+
+void ResultStore::SetBestWindow(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  best_window_seconds_ = seconds;
 }
 
 std::vector<ProbeRecord> ResultStore::Snapshot() const {
@@ -281,6 +294,7 @@ Status ResultStore::LoadText(const std::string& text, const std::string& path, L
       // Absent in files before kept results, and in hand-written recordings: from the run.
       r.uncontended = KeptOf(node["uncontended"]);
       r.clean = KeptOf(node["clean"]);
+      r.best = KeptOf(node["best"]);
       KeepResults(r, nullptr);
       loaded.push_back(std::move(r));
     }

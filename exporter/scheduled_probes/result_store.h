@@ -60,12 +60,18 @@ struct ProbeRecord {
   // age as fabric_probe_uncontended_* and fabric_probe_clean_*.
   std::optional<KeptResult> uncontended;
   std::optional<KeptResult> clean;
+  // The fastest clean result of the last `best_window_seconds` (ResultStore::SetBestWindow:
+  // the rules' longBaselineWindow, 30 days): a clean run at least as fast replaces it, and so
+  // does the next clean run once it is older than the window. So "this path used to do 194
+  // Gbit/s" stays on the ladder page after a slow or stepwise decline that the 7-day baseline
+  // absorbed; the rules keep their own from the series (long_baseline).
+  std::optional<KeptResult> best;
 };
 
 // Sets `record`'s kept results from its own run where it qualifies, else from `previous`
 // (the record it replaces; null for none), for the ladder's rungs (ladder_layer). Kept results
-// `record` already has (a state file's) stay.
-void KeepResults(ProbeRecord& record, const ProbeRecord* previous);
+// `record` already has (a state file's) stay. `best_window_seconds` 0 keeps no best.
+void KeepResults(ProbeRecord& record, const ProbeRecord* previous, double best_window_seconds = 0);
 
 class ResultStore {
  public:
@@ -76,6 +82,8 @@ class ResultStore {
   std::optional<ProbeRecord> Find(const ProbeKey& key) const;
   void Record(ProbeRecord record);
   std::vector<ProbeRecord> Snapshot() const;
+  // How long a record's `best` stands (0, the default: none is kept).
+  void SetBestWindow(double seconds);
 
   // The TCP rungs' calibration of each rung and direction to a peer (keyed
   // like their records), saved in the same state file so a restart does not
@@ -105,6 +113,7 @@ class ResultStore {
 
  private:
   mutable std::mutex mutex_;
+  double best_window_seconds_ = 0;
   std::map<ProbeKey, ProbeRecord> records_;
   std::map<ProbeKey, TcpCalibration> calibrations_;
 };

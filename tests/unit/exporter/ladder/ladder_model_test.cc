@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
 
+#include "exporter/ladder/ladder_facts.h"
 #include "exporter/ladder/ladder_text.h"
 #include "exporter/ladder/node_ladders.h"
 #include "exporter/ladder/rule_thresholds.h"
+#include "exporter/metrics/metric_sink.h"
 
 namespace fabric::ladder {
 namespace {
@@ -59,6 +65,12 @@ const Layer& LayerOf(const Ladder& l, const std::string& id) {
 }
 
 std::string BindingId(const Ladder& l) { return l.binding < 0 ? "" : l.layers[l.binding].id; }
+
+// Transfers to node-b that move now at `rates` and did all through the window.
+void Moving(LadderInput& in, const std::map<std::string, double>& rates) {
+  in.facts.transfers["node-b"] = rates;
+  in.facts.windowed.transfers["node-b"] = rates;
+}
 
 TEST(LadderModel, OneLayerPerRungInLadderOrder) {
   Ladder l = BuildLadder(HealthyPath());
@@ -151,7 +163,7 @@ TEST(LadderModel, ShapesInWords) {
   ProbeRecord depth1 = Rung("storage_write_depth1", "/data", "", 0.13e9);
   depth1.values[ProbeValue::kLatencyP50] = 0.012;
   in.records.push_back(depth1);
-  in.facts.transfers["node-b"] = {{"send", 0.5e9}};
+  Moving(in, {{"send", 0.5e9}});
   Ladder l = BuildLadder(in);
   auto has = [&](const std::string& words) {
     return std::any_of(l.shapes.begin(), l.shapes.end(),
@@ -391,23 +403,23 @@ TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
                        [](const Shape& s) { return s.id == "transfers_below_ladder"; });
   };
   LadderInput in = HealthyPath();
-  in.facts.transfers["node-b"] = {{"receive", 1.0e9}};  // 9% of the 11.0e9 received.
+  Moving(in, {{"receive", 1.0e9}});  // 9% of the 11.0e9 received.
   EXPECT_TRUE(named(in));
-  in.facts.transfers["node-b"] = {{"receive", 3.0e9}};  // 27%: above the fraction.
+  Moving(in, {{"receive", 3.0e9}});  // 27%: above the fraction.
   EXPECT_FALSE(named(in));
   // Under the floor of the 12.5e9 line (0.9% with the shipped 1%), above it (1.1%).
   const double floor = rule_config::kTransferMinPathRatio * 12.5e9;
-  in.facts.transfers["node-b"] = {{"send", 0.9 * floor}};
+  Moving(in, {{"send", 0.9 * floor}});
   EXPECT_FALSE(named(in));
-  in.facts.transfers["node-b"] = {{"send", 1.1 * floor}};
+  Moving(in, {{"send", 1.1 * floor}});
   EXPECT_TRUE(named(in));
   // No line rate (veth, many virtio NICs): the floor is a fraction of the best proven result.
   in.facts.line_rate.reset();
   EXPECT_TRUE(named(in));  // 1.1 x 1% of 12.5e9 is above 1% of 11.5e9, whatever the ratio.
-  in.facts.transfers["node-b"] = {{"send", 0.9 * rule_config::kTransferMinPathRatio * 11.5e9}};
+  Moving(in, {{"send", 0.9 * rule_config::kTransferMinPathRatio * 11.5e9}});
   EXPECT_FALSE(named(in));
   in.facts.line_rate = 12.5e9;
-  in.facts.transfers["node-b"] = {{"send", 1.0e9}};
+  Moving(in, {{"send", 1.0e9}});
   EXPECT_TRUE(named(in));
   in.records[1].verdicts[Verdict::kContended] = true;  // The send result shared its path.
   EXPECT_FALSE(named(in));
@@ -419,7 +431,7 @@ TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
   EXPECT_FALSE(named(in));
   in.records[1].uncontended.reset();
   // The layer shows the busier direction and names both.
-  in.facts.transfers["node-b"] = {{"send", 1.0e9}, {"receive", 2.0e9}};
+  Moving(in, {{"send", 1.0e9}, {"receive", 2.0e9}});
   Ladder l = BuildLadder(in);
   EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 2.0e9);
   EXPECT_EQ(LayerOf(l, "transfers").detail,
@@ -460,9 +472,10 @@ TEST(LadderModel, NfsMountOnThePeerNamesItsTransportAndTheSizeCap) {
 // The page names who moves the data, in the words of the shape the rules name each by.
 TEST(LadderModel, TransfersBelowTheLadderNameTheApplications) {
   LadderInput in = HealthyPath();
-  in.facts.transfers["node-b"] = {{"send", 1.0e9}};
-  in.facts.applications["node-b"]["send"] = {{"rsync", 0.3e9}, {"ssh", 0.6e9}, {"socat", 0.1e9}};
-  in.facts.applications["node-b"]["receive"] = {{"netcat", 0.2e9}};
+  Moving(in, {{"send", 1.0e9}});
+  in.facts.windowed.applications["node-b"]["send"] = {
+      {"rsync", 0.3e9}, {"ssh", 0.6e9}, {"socat", 0.1e9}};
+  in.facts.windowed.applications["node-b"]["receive"] = {{"netcat", 0.2e9}};
   Ladder l = BuildLadder(in);
   auto shape = std::find_if(l.shapes.begin(), l.shapes.end(),
                             [](const Shape& s) { return s.id == "transfers_below_ladder"; });
@@ -475,7 +488,97 @@ TEST(LadderModel, TransfersBelowTheLadderNameTheApplications) {
       << shape->words;
   EXPECT_EQ(shape->words.find("netcat"), std::string::npos) << shape->words;  // Other direction.
   EXPECT_EQ(ApplicationWords("mover"), "mover");
-  EXPECT_EQ(ApplicationsWords(in.facts.applications, "node-c", "send"), "");
+  EXPECT_EQ(ApplicationsWords(in.facts.windowed.applications, "node-c", "send"), "");
+}
+
+// The page judges real transfers over the rules' window while they move: a mover between two
+// runs (one scrape at 6% of the rung) is not slow, nor is a transfer that has ended, while a
+// per-file loop whose window average is far below the rung is, whatever one scrape shows.
+TEST(LadderModel, TransfersAreJudgedOverTheWindowWhileTheyMove) {
+  auto named = [](const LadderInput& in) {
+    Ladder l = BuildLadder(in);
+    return std::any_of(l.shapes.begin(), l.shapes.end(),
+                       [](const Shape& s) { return s.id == "transfers_below_ladder"; });
+  };
+  LadderInput in = HealthyPath();
+  in.facts.transfers["node-b"] = {{"send", 0.7e9}};            // The scrape that caught a gap.
+  in.facts.windowed.transfers["node-b"] = {{"send", 10.0e9}};  // 87% over the window.
+  EXPECT_FALSE(named(in));
+  in.facts.transfers.clear();  // Ended: slow over the window, but nothing moves now.
+  in.facts.windowed.transfers["node-b"] = {{"send", 1.0e9}};
+  EXPECT_FALSE(named(in));
+  in.facts.transfers["node-b"] = {{"send", 6.0e9}};  // A loop's fast second; 9% over the window.
+  in.facts.windowed.window_seconds = 300;
+  Ladder l = BuildLadder(in);
+  auto shape = std::find_if(l.shapes.begin(), l.shapes.end(),
+                            [](const Shape& s) { return s.id == "transfers_below_ladder"; });
+  ASSERT_NE(shape, l.shapes.end());
+  EXPECT_NE(shape->words.find("real transfers send 8.0 Gbit/s over the last 5 min, 8.7% of the"),
+            std::string::npos)
+      << shape->words;
+}
+
+// The window's rates from the goodput the exporter kept from recent scrapes: weighted by the
+// time each scrape covers, from the scrape an application first moved in, a scrape without
+// its flow counting as nothing moved; the probe's own flows and unknown peers left out.
+TEST(LadderFacts, WindowedTransfersFromTheKeptGoodput) {
+  auto scrape = [](std::vector<std::tuple<std::string, std::string, std::string, double>> flows) {
+    MetricSink sink;
+    for (const auto& [peer, application, limiter, goodput] : flows) {
+      sink.Gauge("fabric_flows_goodput_bytes_per_second", "h",
+                 {{"peer", peer}, {"application", application}, {"limiter", limiter}}, goodput);
+    }
+    return sink.TakeSorted();
+  };
+  const std::map<std::string, std::string> peers = {{"198.18.0.2", "node-b"}};
+  // ssh sends from t=0 (1 GB/s, then a gap, then 2 GB/s); iperf3 starts at t=20; rsync is
+  // received at t=0 only, then gone; the probe and an unknown peer move too.
+  std::vector<std::vector<prometheus::MetricFamily>> families = {
+      scrape({{"198.18.0.2", "ssh", "network", 1e9},
+              {"198.18.0.2", "rsync", "remote_sender", 3e9},
+              {"198.18.0.2", "fabric_probe", "network", 9e9},
+              {"198.18.0.9", "ssh", "network", 9e9}}),
+      scrape({}),
+      scrape({{"198.18.0.2", "ssh", "network", 2e9}, {"198.18.0.2", "iperf3", "network", 4e9}}),
+  };
+  CounterHistory history{300, {{0, &families[0]}, {10, &families[1]}, {20, &families[2]}}};
+  PassiveFacts facts = FactsFromFamilies(families.back(), "", peers, &history);
+  EXPECT_EQ(facts.windowed.window_seconds, 300);
+  // ssh: (1e9 x 10 s + 0 x 10 s + 2e9 x 10 s) / 30 s; iperf3 over its own 10 s.
+  EXPECT_DOUBLE_EQ(facts.windowed.applications["node-b"]["send"]["ssh"], 1e9);
+  EXPECT_DOUBLE_EQ(facts.windowed.applications["node-b"]["send"]["iperf3"], 4e9);
+  EXPECT_DOUBLE_EQ(facts.windowed.transfers["node-b"]["send"], 5e9);
+  EXPECT_DOUBLE_EQ(facts.windowed.transfers["node-b"]["receive"], 1e9);  // 3e9 x 10 s / 30 s.
+  EXPECT_EQ(facts.windowed.applications["node-b"]["send"].count("fabric_probe"), 0u);
+  EXPECT_EQ(facts.windowed.transfers.size(), 1u);
+  // What the latest scrape shows now.
+  EXPECT_DOUBLE_EQ(facts.transfers["node-b"]["send"], 6e9);
+  EXPECT_EQ(facts.transfers["node-b"].count("receive"), 0u);
+  // A scrape older than the window is left out: ssh's window starts at t=10.
+  history.window_seconds = 10;
+  facts = FactsFromFamilies(families.back(), "", peers, &history);
+  EXPECT_DOUBLE_EQ(facts.windowed.applications["node-b"]["send"]["ssh"], 2e9);
+  EXPECT_EQ(facts.windowed.transfers["node-b"].count("receive"), 0u);
+  // One look (`fabric_probe ladder`): what it sees now.
+  facts = FactsFromFamilies(families.back(), "", peers);
+  EXPECT_EQ(facts.windowed.transfers, facts.transfers);
+}
+
+// A rung more than the rules' regressionFraction below the best clean result the store kept
+// over their longBaselineWindow says what it used to do, and when (issue 42.7: 194 then 149
+// Gbit/s four weeks apart, which the 7-day baseline absorbed).
+TEST(LadderModel, ARungFarBelowItsBestSaysWhatItUsedToDo) {
+  LadderInput in = HealthyPath();
+  in.records[1].values[ProbeValue::kThroughput] = 1.86e10;
+  in.records[1].best = KeptResult{1762214400, 2.43e10};  // 2025-11-04.
+  EXPECT_NE(LayerOf(BuildLadder(in), "tcp_multi")
+                .detail.find("send 149 Gbit/s (it did 194 Gbit/s on 2025-11-04, its best in "
+                             "30 days)"),
+            std::string::npos)
+      << LayerOf(BuildLadder(in), "tcp_multi").detail;
+  // Within the fraction: a fact not worth a word.
+  in.records[1].values[ProbeValue::kThroughput] = 2.1e10;
+  EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("it did"), std::string::npos);
 }
 
 }  // namespace

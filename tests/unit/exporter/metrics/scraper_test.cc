@@ -107,5 +107,40 @@ TEST(ScraperTest, LatestKeepsOnlyTheSelectedFamilies) {
   EXPECT_TRUE(keeps_nothing.Latest()->families.empty());
 }
 
+// History() keeps the selected families of recent scrapes for rates over a window (the
+// ladder page's transfers): the newest always, at most kHistoryPoints spread over the span, so
+// a scrape every second over five minutes does not keep three hundred.
+TEST(ScraperTest, HistoryKeepsTheSelectedFamiliesSpreadOverItsSpan) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"fake", std::make_unique<FakeCollector>(OkStatus())});
+  Scraper scraper(
+      std::move(collectors), MetricSink(), nullptr,
+      {[](std::string_view name) { return name == "fake_value"; }, std::chrono::hours(1)});
+  EXPECT_TRUE(scraper.History().empty());
+  std::shared_ptr<const ScrapeSnapshot> last;
+  for (int i = 0; i < 100; ++i) last = scraper.Scrape();
+  // 100 scrapes within far less than an hour / 32 of each other: the first and the newest.
+  auto history = scraper.History();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history.back()->taken, last->taken);
+  EXPECT_LT(history.front()->taken, history.back()->taken);
+  for (const auto& kept : history) {
+    ASSERT_EQ(kept->families.size(), 1u);
+    EXPECT_EQ(kept->families[0].name, "fake_value");
+  }
+  // A span of zero keeps the newest scrape alone.
+  scraper.SetHistorySpan(std::chrono::seconds(0));
+  (void)scraper.Scrape();
+  EXPECT_EQ(scraper.History().size(), 1u);
+}
+
+TEST(ScraperTest, NoHistoryWithoutAFilter) {
+  std::vector<NamedCollector> collectors;
+  collectors.push_back({"fake", std::make_unique<FakeCollector>(OkStatus())});
+  Scraper scraper(std::move(collectors), MetricSink());
+  (void)scraper.Scrape();
+  EXPECT_TRUE(scraper.History().empty());
+}
+
 }  // namespace
 }  // namespace fabric

@@ -364,6 +364,38 @@ TEST(ResultStoreTest, ContendedRunsNeverReplaceTheLastCleanResult) {
   EXPECT_EQ(r->clean, (KeptResult{5000, 2.4e10}));
 }
 
+// The best clean result of the window (the rules' longBaselineWindow) stands through a slow
+// decline and contended or CPU-bound runs, a faster clean run replaces it, and once it is older
+// than the window the next clean run does; it survives a restart through the state file.
+TEST(ResultStoreTest, TheBestCleanResultStandsForItsWindow) {
+  constexpr double kDay = 86400;
+  ResultStore store;
+  store.SetBestWindow(30 * kDay);
+  store.Expect(TcpKey("node-b"));
+  store.Record(TcpRun(1 * kDay, 2.43e10, false, false));   // 194 Gbit/s.
+  store.Record(TcpRun(8 * kDay, 2.2e10, false, false));    // A step down.
+  store.Record(TcpRun(15 * kDay, 3e10, true, false));      // Contended: not evidence.
+  store.Record(TcpRun(16 * kDay, 3e10, false, true));      // CPU-bound: nor this.
+  store.Record(TcpRun(29 * kDay, 1.86e10, false, false));  // 149 Gbit/s.
+  EXPECT_EQ(store.Find(TcpKey("node-b"))->best, (KeptResult{1 * kDay, 2.43e10}));
+  store.Record(TcpRun(30 * kDay, 2.5e10, false, false));  // Faster: the new best.
+  EXPECT_EQ(store.Find(TcpKey("node-b"))->best, (KeptResult{30 * kDay, 2.5e10}));
+  store.Record(TcpRun(61 * kDay, 1.8e10, false, false));  // The best aged out: this one.
+  EXPECT_EQ(store.Find(TcpKey("node-b"))->best, (KeptResult{61 * kDay, 1.8e10}));
+
+  testing::TestDir dir;
+  std::string path = (dir.path() / "state.yml").string();
+  ASSERT_TRUE(store.Save(path).ok());
+  ResultStore restarted;
+  restarted.Expect(TcpKey("node-b"));
+  ASSERT_TRUE(restarted.Load(path).ok());
+  EXPECT_EQ(restarted.Find(TcpKey("node-b"))->best, (KeptResult{61 * kDay, 1.8e10}));
+
+  ResultStore without;  // No window (the CLI's store): no best kept.
+  without.Record(TcpRun(1000, 2.3e10, false, false));
+  EXPECT_FALSE(without.Find(TcpKey("node-b"))->best);
+}
+
 // A rung that never ran uncontended has no kept result and no such series (nothing to divide
 // by is better than a contended share).
 TEST(ResultStoreTest, NoKeptResultBeforeAnUncontendedRun) {
