@@ -31,7 +31,12 @@ class CpuCap:
     the host's /sys/fs/cgroup: the cpu hierarchy (cgroup v1's `cpu`
     controller, else cgroup v2) is mounted again at `mountpoint`."""
 
-    PERIOD_US = 100000
+    # A CPU-bound program on a busy core runs in slices of a few milliseconds.
+    # A 100 ms period froze the capped rsync daemon for up to 90 ms at a time,
+    # holding its socket's lock, so its kernel stopped acknowledging: the
+    # sender saw a slow network, not a receiver that does not read. 20 ms is
+    # the shortest period whose least quota (1 ms) still allows a 5% cap.
+    PERIOD_US = 20000
 
     def __init__(self, name, fraction, mountpoint):
         os.makedirs(mountpoint, exist_ok=True)
