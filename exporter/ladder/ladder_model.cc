@@ -294,8 +294,8 @@ Layer CollectiveLayer(const std::vector<CollectiveFact>& facts, const std::optio
   layer.ceiling = false;
   const CollectiveFact* best = nullptr;
   for (const CollectiveFact& f : facts) {
-    const bool judged = f.scope == "inter_node" &&
-                        (f.message_size == "256MiB-4GiB" || f.message_size == "4GiB+");
+    const bool judged =
+        f.scope == "inter_node" && (f.message_size == "256MiB-4GiB" || f.message_size == "4GiB+");
     if (judged && (best == nullptr || f.bytes_per_second > best->bytes_per_second)) best = &f;
   }
   if (best == nullptr) {

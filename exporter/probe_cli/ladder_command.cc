@@ -179,8 +179,7 @@ ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface
       nfs_requested.empty() ? "{}" : "{requested_options_file: " + JsonString(nfs_requested) + "}",
       "--nfs-requested-options");
   ConfigNode collective = ConfigNode::LoadString(
-      collective_directory.empty() ? "{}"
-                                   : "{directory: " + JsonString(collective_directory) + "}",
+      collective_directory.empty() ? "{}" : "{directory: " + JsonString(collective_directory) + "}",
       "--collective-directory");
   MetricSink sink;
   for (const auto& spec : CollectorTable()) {
@@ -189,8 +188,9 @@ ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface
       continue;
     }
     MetricSink own;
-    const ConfigNode& settings =
-        spec.name == "nfs" ? nfs : spec.name == "collective" ? collective : empty;
+    const ConfigNode& settings = spec.name == "nfs"          ? nfs
+                                 : spec.name == "collective" ? collective
+                                                             : empty;
     auto collector = spec.factory({root, settings, &fleet});
     if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
   }
@@ -248,7 +248,7 @@ int ReplayLadder(const FlagSet& flags) {
   const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
   input.facts = HostFacts(root, interface, input.peer, flags.GetString("nfs-requested-options"),
-                           flags.GetString("collective-directory"));
+                          flags.GetString("collective-directory"));
   input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
   ladder::Ladder result = ladder::BuildLadder(input);
   PrintLadder(result, flags.GetBool("json"));
@@ -423,7 +423,7 @@ int RunLadderCommand(int argc, char** argv) {
   input.loopback = interface == "lo";
   input.facts = HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")),
                           interface, input.peer, flags.GetString("nfs-requested-options"),
-                           flags.GetString("collective-directory"));
+                          flags.GetString("collective-directory"));
   // A rung without a result was either not asked for or cut short (an interrupted run records
   // nothing, so that it cannot pass for a measurement).
   const bool has_storage = !storage.directory.empty();
