@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -128,6 +129,17 @@ Result<std::vector<std::string>> ListDirectory(const std::string& path) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+Result<FileInfo> StatFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ErrnoError("stat", path, errno);
+  FileInfo info;
+  info.regular = S_ISREG(st.st_mode);
+  info.size = static_cast<uint64_t>(st.st_size);
+  info.modified_unix_seconds =
+      static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
+  return info;
 }
 
 Result<std::string> ReadLink(const std::string& path) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,15 @@ Result<std::vector<std::string>> ListDirectory(const std::string& path);
 // that are not files (netlink) are live only over a live procfs, so a fixture
 // tree never shows the machine running the tests.
 bool IsProcfsMount(const std::string& path);
+
+// What stat(2) says of a file: whether it is a regular file, its size and when it
+// was last written. Follows symlinks.
+struct FileInfo {
+  bool regular = false;
+  uint64_t size = 0;
+  double modified_unix_seconds = 0;
+};
+Result<FileInfo> StatFile(const std::string& path);
 
 // Resolves a symlink's target (sysfs uses them for device topology).
 Result<std::string> ReadLink(const std::string& path);

@@ -23,12 +23,12 @@ local targetVar = g.queryVariable(
 g.dashboard(
   'fabric-ladder-ladder',
   'Fabric ladder',
-  'Every layer of the capacity ladder (line rate, PCIe, RDMA, N-stream TCP, 1-stream TCP, storage, real transfers) as a fraction of line rate, per node and per node pair, with the binding layer highlighted and the firing fabric-ladder alerts.',
+  'Every layer of the capacity ladder (line rate, PCIe, RDMA, N-stream TCP, 1-stream TCP, storage, real transfers, NCCL collectives) as a fraction of line rate, per node and per node pair, with the binding layer highlighted and the firing fabric-ladder alerts.',
   [
     g.row('Ladder per node'),
     g.barGauge(
       'Ladder per node (fraction of line rate)',
-      'Best result each layer proved on any path from the node, divided by the fabric NIC line rate. The binding layer (lowest of line, PCIe, RDMA and N-stream TCP) is red. 1-stream TCP is a per-stream ceiling and transfers are usage, so neither binds.',
+      'Best result each layer proved on any path from the node, divided by the fabric NIC line rate. The binding layer (lowest of line, PCIe, RDMA and N-stream TCP) is red. 1-stream TCP is a per-stream ceiling, and transfers and the collective rung (NCCL bus bandwidth across nodes) are usage, so none of them binds.',
       [
         g.target('%s unless on (instance, layer) %s' % [nodeRatio, nodeBinding], '{{instance}} {{layer}}', instant=true),
         g.target('%s and on (instance, layer) %s' % [nodeRatio, nodeBinding], '{{instance}} {{layer}} (binding)', instant=true),

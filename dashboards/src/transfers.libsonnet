@@ -138,6 +138,43 @@ g.dashboard(
       ],
       'Bps', w=8,
     ),
+
+    g.row('Collectives: NCCL bus bandwidth'),
+    g.timeseries(
+      'Collective rung against the RDMA rung',
+      'The best NCCL bus bandwidth across nodes at the large message sizes per collective (NCCL Inspector textfiles, nccl-tests JSON: the collective collector), with the node\'s best uncontended RDMA result (dashed). Below %g%% of the RDMA rung: FabricCollectiveBelowRdma.' % (100 * c.config.collectiveRdmaRatio),
+      [
+        g.target('instance_collective:fabric_collective_bus_bandwidth_bytes_per_second:max{%s}' % rsel, '{{instance}} {{collective}} bus bandwidth'),
+        g.target('max by (instance) (instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s, probe="rdma"})' % rsel, '{{instance}} RDMA ceiling'),
+      ],
+      'Bps', w=12, h=8,
+    ) + { fieldConfig+: { overrides+: [{
+      matcher: { id: 'byRegexp', options: '.*ceiling' },
+      properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }],
+    }] } },
+    g.timeseries(
+      'Bus bandwidth per collective, message size and scope',
+      'Every series of the collective collector: the best bus bandwidth per source (nccl_inspector, nccl_tests), collective, message-size bucket and scope (inter_node, intra_node). Intra-node collectives run over NVLink or PCIe, not the fabric.',
+      [g.target('fabric_collective_bus_bandwidth_bytes_per_second{%s}' % sel, '{{instance}} {{source}} {{collective}} {{message_size}} {{scope}}')],
+      'Bps', w=12, h=8,
+    ),
+    g.table(
+      'Collective files',
+      'Files of collectors.collective.directory by source and state (read, stale, failed, over_limit), the reasons of the failed ones (syntax, truncated: a run still writing, no_results, unreadable, too_large), and the age of each measurement.',
+      [
+        g.target('fabric_collective_files{%s}' % sel, instant=true, table=true),
+        g.target('fabric_collective_file_errors{%s}' % sel, instant=true, table=true),
+      ],
+      'short',
+      g.joinTables({ Time: null, job: null, 'Value #A': 'files', 'Value #B': 'failing' }),
+      w=12, h=7,
+    ),
+    g.timeseries(
+      'Age of the collective measurements',
+      'Seconds since each published measurement (NCCL Inspector\'s timestamp, else the file\'s modification time). The rules judge measurements younger than %d s.' % c.config.collectiveMaxAgeSeconds,
+      [g.target('fabric_collective_measurement_age_seconds{%s}' % sel, '{{instance}} {{source}} {{collective}} {{message_size}}')],
+      's', w=12, h=7,
+    ),
   ],
   extraVariables=[appVar],
 )

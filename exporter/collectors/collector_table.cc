@@ -1,5 +1,6 @@
 #include "exporter/collectors/collector_table.h"
 
+#include "exporter/collectors/collective_collector.h"
 #include "exporter/collectors/flows_collector.h"
 #include "exporter/collectors/netdev_collector.h"
 #include "exporter/collectors/nfs_collector.h"
@@ -14,6 +15,12 @@ namespace fabric {
 
 const std::vector<CollectorSpec>& CollectorTable() {
   static const std::vector<CollectorSpec> table = {
+      {"collective",
+       true,
+       "NCCL collective bus bandwidth per collective and message size from NCCL Inspector "
+       "textfiles and nccl-tests JSON in a configured directory: the collective rung",
+       {"directory", "max_files", "max_file_bytes", "max_series", "max_age"},
+       &MakeCollectiveCollector},
       {"flows",
        true,
        "live TCP transfers on the fabric: goodput, limiter, application (sock_diag)",

@@ -9,7 +9,8 @@
 namespace fabric::ladder {
 namespace {
 
-constexpr std::array<std::string_view, 19> kFactFamilies = {
+constexpr std::array<std::string_view, 20> kFactFamilies = {
+    "fabric_collective_bus_bandwidth_bytes_per_second",
     "fabric_flows_goodput_bytes_per_second",
     "fabric_netdev_speed_bytes",
     "fabric_nfs_mount_info",
@@ -216,6 +217,14 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
       fact.requested_rsize = size("fabric_nfs_mount_requested_rsize_bytes");
       fact.requested_wsize = size("fabric_nfs_mount_requested_wsize_bytes");
       facts.nfs_mounts[peer].push_back(std::move(fact));
+    }
+  }
+  if (const MetricFamily* c =
+          FamilyNamed(families, "fabric_collective_bus_bandwidth_bytes_per_second")) {
+    for (const auto& m : c->metric) {
+      facts.collectives.push_back(CollectiveFact{Label(m, "collective"), Label(m, "message_size"),
+                                                 Label(m, "scope"), Label(m, "source"),
+                                                 ValueOf(m)});
     }
   }
   return facts;

@@ -300,6 +300,36 @@ Layer NfsLayer(const std::vector<NfsMountFact>& mounts) {
   return layer;
 }
 
+// The collective rung: NCCL's best bus bandwidth across nodes at the large message sizes (the
+// recording rule's instance_collective:..., placed as layer="collective"), against this path's
+// RDMA rung, as FabricCollectiveBelowRdma judges it against the node's. Usage, not a ceiling:
+// it never binds. Intra-node collectives (NVLink) and small messages are named, not measured.
+Layer CollectiveLayer(const std::vector<CollectiveFact>& facts, const std::optional<double>& rdma) {
+  Layer layer;
+  layer.id = "collective";
+  layer.title = "NCCL collectives";
+  layer.ceiling = false;
+  const CollectiveFact* best = nullptr;
+  for (const CollectiveFact& f : facts) {
+    const bool judged =
+        f.scope == "inter_node" && (f.message_size == "256MiB-4GiB" || f.message_size == "4GiB+");
+    if (judged && (best == nullptr || f.bytes_per_second > best->bytes_per_second)) best = &f;
+  }
+  if (best == nullptr) {
+    layer.status = "no collective across nodes at 256 MiB or more (" +
+                   std::to_string(facts.size()) + " other measurement" +
+                   (facts.size() == 1 ? "" : "s") + ")";
+    return layer;
+  }
+  layer.bytes_per_second = best->bytes_per_second;
+  layer.detail = best->collective + " bus bandwidth across nodes, " + best->message_size +
+                 " messages (" + best->source + ")";
+  if (rdma && *rdma > 0) {
+    layer.detail += ", " + FormatPercent(best->bytes_per_second / *rdma) + " of the RDMA rung";
+  }
+  return layer;
+}
+
 // Each shape is named on the evidence of the alert that names it (the table in
 // docs/probes/scheduled.md#the-ladder-page): a verdict alone is shown on its layer, not as a
 // shape, where the rules judge the shape by other numbers.
@@ -637,6 +667,13 @@ Ladder BuildLadder(const LadderInput& input) {
                                                               : "no bulk flow to this peer now";
   }
   ladder.layers.push_back(transfers);
+  if (!input.facts.collectives.empty()) {
+    std::optional<double> rdma;
+    for (const Layer& l : ladder.layers) {
+      if (l.id == "rdma") rdma = l.bytes_per_second;
+    }
+    ladder.layers.push_back(CollectiveLayer(input.facts.collectives, rdma));
+  }
   if (auto it = input.facts.nfs_mounts.find(input.peer); it != input.facts.nfs_mounts.end()) {
     ladder.layers.push_back(NfsLayer(it->second));
   }

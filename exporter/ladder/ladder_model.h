@@ -25,6 +25,16 @@ struct NfsMountFact {
   std::optional<double> requested_wsize;
 };
 
+// A collective's best bus bandwidth (the collective collector: NCCL Inspector, nccl-tests), one
+// series of fabric_collective_bus_bandwidth_bytes_per_second. Bytes per second.
+struct CollectiveFact {
+  std::string collective;    // "AllReduce", ...
+  std::string message_size;  // The collector's bucket: "256MiB-4GiB", "4GiB+", ...
+  std::string scope;         // "inter_node", "intra_node", "unknown".
+  std::string source;        // "nccl_inspector", "nccl_tests".
+  double bytes_per_second = 0;
+};
+
 // What the node's collectors know, independent of any probe.
 struct PassiveFacts {
   std::string interface;               // The fabric interface; empty when unknown.
@@ -60,6 +70,8 @@ struct PassiveFacts {
   std::map<std::string, double> socket_buffer_max;
   // NFS mounts by the fleet peer their server is (fabric_nfs_mount_info{peer}).
   std::map<std::string, std::vector<NfsMountFact>> nfs_mounts;
+  // NCCL collectives of this node, whatever peer: the collective rung is the node's.
+  std::vector<CollectiveFact> collectives;
 };
 
 struct LadderInput {
@@ -79,7 +91,8 @@ struct LadderInput {
 struct Layer {
   std::string id;     // line, pcie, rdma, tcp_multi, tcp_single, storage_read, storage_write,
                       // transfers: the `layer` label of the recording rules; nfs (shown
-                      // only for a peer this node mounts): no recording rule, a fact.
+                      // only for a peer this node mounts): no recording rule, a fact;
+                      // collective (NCCL bus bandwidth, the node's: usage, never binds).
   std::string title;  // "NIC line rate", "N-stream TCP", ...
   // Counts for the binding layer. 1-stream TCP is what one stream moved in the probe's mode
   // (the detail names it) and real transfers are usage, not capacity, as in the recording rules.

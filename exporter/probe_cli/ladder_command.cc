@@ -59,6 +59,9 @@ constexpr char kHelp[] =
     "NFS mounts whose server is the --peer name or host are shown as the NFS client layer with\n"
     "their transport and rsize/wsize; with --nfs-requested-options FILE (fstab format, as the\n"
     "exporter's collectors.nfs.requested_options_file) a size below what was asked is named.\n"
+    "With --collective-directory DIR (the exporter's collectors.collective.directory) the\n"
+    "NCCL collectives layer shows the best bus bandwidth across nodes from NCCL Inspector's\n"
+    "textfiles and nccl-tests' JSON there, against the RDMA rung.\n"
     "\n"
     "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
     "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
@@ -161,7 +164,8 @@ std::string Outcome(const ResultStore& store, Rung rung) {
 // that name or host is a mount on the path; `nfs_requested` is the nfs collector's
 // requested_options_file (empty: none).
 ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface,
-                               const std::string& peer, const std::string& nfs_requested) {
+                               const std::string& peer, const std::string& nfs_requested,
+                               const std::string& collective_directory) {
   std::string host = peer;
   if (!host.empty() && host.front() == '[') {
     host = host.substr(1, host.find(']') - 1);
@@ -174,14 +178,20 @@ ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface
   ConfigNode nfs = ConfigNode::LoadString(
       nfs_requested.empty() ? "{}" : "{requested_options_file: " + JsonString(nfs_requested) + "}",
       "--nfs-requested-options");
+  ConfigNode collective = ConfigNode::LoadString(
+      collective_directory.empty() ? "{}" : "{directory: " + JsonString(collective_directory) + "}",
+      "--collective-directory");
   MetricSink sink;
   for (const auto& spec : CollectorTable()) {
     if (spec.name != "netdev" && spec.name != "pcie" && spec.name != "sockbuf" &&
-        spec.name != "nfs") {
+        spec.name != "nfs" && spec.name != "collective") {
       continue;
     }
     MetricSink own;
-    auto collector = spec.factory({root, spec.name == "nfs" ? nfs : empty, &fleet});
+    const ConfigNode& settings = spec.name == "nfs"          ? nfs
+                                 : spec.name == "collective" ? collective
+                                                             : empty;
+    auto collector = spec.factory({root, settings, &fleet});
     if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
   }
   return ladder::FactsFromFamilies(sink.TakeSorted(), interface, {});
@@ -237,7 +247,8 @@ int ReplayLadder(const FlagSet& flags) {
   input.now_seconds = SystemClock().WallSeconds();
   const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
-  input.facts = HostFacts(root, interface, input.peer, flags.GetString("nfs-requested-options"));
+  input.facts = HostFacts(root, interface, input.peer, flags.GetString("nfs-requested-options"),
+                          flags.GetString("collective-directory"));
   input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
   ladder::Ladder result = ladder::BuildLadder(input);
   PrintLadder(result, flags.GetBool("json"));
@@ -282,6 +293,9 @@ int RunLadderCommand(int argc, char** argv) {
                   std::string(SysRoot::kDefaultSysfs));
   flags.AddString("nfs-requested-options", "FILE",
                   "fstab-format file naming what each NFS mount asked for (rsize, wsize)", "");
+  flags.AddString("collective-directory", "DIR",
+                  "directory of NCCL Inspector textfiles and nccl-tests JSON (the collective rung)",
+                  "");
   flags.AddBool("help", "Show this help", false);
   const int usage = KindOf(ErrorCode::kUsage).exit_status;
   if (auto s = flags.Parse(argc, argv); !s.ok()) {
@@ -408,7 +422,8 @@ int RunLadderCommand(int argc, char** argv) {
   const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
   input.facts = HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")),
-                          interface, input.peer, flags.GetString("nfs-requested-options"));
+                          interface, input.peer, flags.GetString("nfs-requested-options"),
+                          flags.GetString("collective-directory"));
   // A rung without a result was either not asked for or cut short (an interrupted run records
   // nothing, so that it cannot pass for a measurement).
   const bool has_storage = !storage.directory.empty();

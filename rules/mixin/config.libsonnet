@@ -137,5 +137,18 @@
     storageTransferRateWindow: '5m',
     storageRdmaRatio: 0.6,
     storageTransferFor: '30m',
+
+    // Collectives (issue 43): NCCL bus bandwidth from the collective collector (NCCL
+    // Inspector, nccl-tests) placed on the ladder as the collective rung. Only what crosses
+    // nodes (scope="inter_node"), at message sizes where bandwidth, not latency, rules
+    // (collectiveJudgedSizes, the collector's buckets), measured within collectiveMaxAge, is
+    // judged. An inter-node collective's bus bandwidth is bounded by the node's NIC bandwidth,
+    // so a healthy one reaches at least one NIC's RDMA rung (8 rails: near eight of them);
+    // below collectiveRdmaRatio of the node's uncontended RDMA rung, NCCL is not moving its
+    // bytes over RDMA as the probe did (sockets, GPUDirect off, the wrong HCA).
+    collectiveJudgedSizes: '256MiB-4GiB|4GiB\\\\+',
+    collectiveMaxAgeSeconds: 86400,
+    collectiveRdmaRatio: 0.5,
+    collectiveFor: '15m',
   },
 }

@@ -63,6 +63,8 @@ local table = {
   FabricNfsTransferSizeCapped: '16',
   FabricNfsOverTcpWithRdmaRung: '16',
   FabricStorageTransfersBelowRdma: null,
+  // A symptom like it: the collective rung far below the RDMA rung (collectives.libsonnet).
+  FabricCollectiveBelowRdma: null,
   // The instrument.
   FabricProbeStale: 'instrument',
   FabricProbeNeverRan: 'instrument',

@@ -113,6 +113,19 @@ def flows():
         c.add(text, 1)
 
 
+def collectives():
+    c = Corpus("fuzz_collectives")
+    for f in files("*/nccl/*.prom", 4):
+        c.add(f.read_bytes(), 0)
+        c.add(f.read_bytes(), 1)
+    for f in files("*/nccl/*.json*", 4):
+        c.add(f.read_bytes(), 2)
+    for text in ("2.00GB", "512B", "2026-12-01T03:31:47Z"):
+        c.add(text, 3)
+    for text in ("/opt/nccl-tests/build/all_reduce_perf", "alltoall_perf_mpi"):
+        c.add(text, 4)
+
+
 def nlmsg(msg_type, payload):
     body = payload + b"\0" * (-len(payload) % 4)
     return struct.pack("<IHHII", 16 + len(payload), msg_type, 2, 1, 0) + body
@@ -278,5 +291,6 @@ def cli():
         c.add(text, 4)
 
 
-for make in (cli, dictionaries, procfs, sysfs, ethtool, flows, netlink, control, yaml_configs):
+for make in (cli, dictionaries, procfs, sysfs, ethtool, flows, collectives, netlink, control,
+             yaml_configs):
     make()

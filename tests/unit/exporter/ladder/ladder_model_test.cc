@@ -469,6 +469,34 @@ TEST(LadderModel, NfsMountOnThePeerNamesItsTransportAndTheSizeCap) {
   EXPECT_EQ(BuildLadder(in).binding_text, BuildLadder(without).binding_text);
 }
 
+// The collective rung: the best inter-node bus bandwidth at the judged sizes, against the RDMA
+// rung of the path; usage, so it never binds.
+TEST(LadderModel, CollectiveRungAgainstTheRdmaRung) {
+  LadderInput in = HealthyPath();
+  auto collective = [](const Ladder& l) {
+    auto it = std::find_if(l.layers.begin(), l.layers.end(),
+                           [](const Layer& layer) { return layer.id == "collective"; });
+    return it == l.layers.end() ? std::optional<Layer>() : std::optional<Layer>(*it);
+  };
+  EXPECT_FALSE(collective(BuildLadder(in)).has_value());
+  in.facts.collectives = {{"AllGather", "4GiB+", "intra_node", "nccl_inspector", 300e9}};
+  auto layer = collective(BuildLadder(in));
+  ASSERT_TRUE(layer.has_value());
+  EXPECT_FALSE(layer->bytes_per_second.has_value());
+  EXPECT_EQ(layer->status, "no collective across nodes at 256 MiB or more (1 other measurement)");
+  in.facts.collectives.push_back({"AllReduce", "4GiB+", "inter_node", "nccl_tests", 6e9});
+  in.facts.collectives.push_back({"AllReduce", "16MiB-256MiB", "inter_node", "nccl_tests", 9e9});
+  layer = collective(BuildLadder(in));
+  ASSERT_TRUE(layer.has_value());
+  EXPECT_FALSE(layer->ceiling);
+  EXPECT_EQ(layer->bytes_per_second.value(), 6e9);
+  EXPECT_EQ(layer->detail,
+            "AllReduce bus bandwidth across nodes, 4GiB+ messages (nccl_tests), 50% of the RDMA "
+            "rung");
+  LadderInput without = HealthyPath();
+  EXPECT_EQ(BuildLadder(in).binding_text, BuildLadder(without).binding_text);
+}
+
 // The page names who moves the data, in the words of the shape the rules name each by.
 TEST(LadderModel, TransfersBelowTheLadderNameTheApplications) {
   LadderInput in = HealthyPath();
