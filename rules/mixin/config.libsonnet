@@ -137,5 +137,9 @@
     storageTransferRateWindow: '5m',
     storageRdmaRatio: 0.6,
     storageTransferFor: '30m',
+
+    // RDMA port traffic per port, and the same without the RDMA probe's own writes
+    // (fabric_probe_spent_rdma_bytes_total), rated over this window (issue 43).
+    rdmaTransferRateWindow: '5m',
   },
 }

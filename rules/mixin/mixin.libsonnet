@@ -12,4 +12,5 @@
 (import 'path_mesh.libsonnet') +
 (import 'peers.libsonnet') +
 (import 'storage_transfers.libsonnet') +
+(import 'rdma_transfers.libsonnet') +
 (import 'shapes.libsonnet')
