@@ -161,6 +161,7 @@ Result<RdmaProbeResult> RunOnce(const RdmaProbeOptions& o, const ProbeContext& c
   r.warmup_seconds = std::chrono::duration<double>(o.warmup).count();
   r.window_seconds = totals->window_seconds;
   r.bytes = totals->bytes;
+  r.total_bytes = totals->all_bytes;
   r.messages = totals->messages;
   r.bytes_per_second = totals->bytes_per_second;
   r.messages_per_second = totals->messages_per_second;

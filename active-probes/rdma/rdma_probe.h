@@ -74,6 +74,7 @@ struct RdmaProbeResult {
   double warmup_seconds = 0;
   double window_seconds = 0;  // measured, between completion timestamps
   uint64_t bytes = 0;
+  uint64_t total_bytes = 0;  // Warm-up and drain included: what the port carried for the run.
   uint64_t messages = 0;
   double bytes_per_second = 0;
   double messages_per_second = 0;

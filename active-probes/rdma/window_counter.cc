@@ -8,6 +8,7 @@ WindowCounter::WindowCounter(uint32_t qps, int64_t start_ns, int64_t end_ns)
     : start_ns_(start_ns), end_ns_(end_ns), counted_(qps, 0) {}
 
 void WindowCounter::Poll(int64_t t_ns, uint32_t qp, uint64_t completions) {
+  all_completions_ += completions;
   if (t_ns > end_ns_) {
     done_ = true;
     return;
@@ -38,6 +39,7 @@ Result<WindowTotals> WindowCounter::Finish(uint64_t message_bytes) const {
     t.qp_bytes_per_second.push_back(rate);
   }
   t.bytes = t.messages * message_bytes;
+  t.all_bytes = all_completions_ * message_bytes;
   t.bytes_per_second = static_cast<double>(t.bytes) / t.window_seconds;
   t.messages_per_second = static_cast<double>(t.messages) / t.window_seconds;
   if (!t.qp_bytes_per_second.empty()) {

@@ -17,6 +17,9 @@ struct WindowTotals {
   double window_seconds = 0;
   uint64_t messages = 0;
   uint64_t bytes = 0;
+  // Every completion polled, warm-up and the polls past the window's end
+  // included: what the run put on the wire (its cost to the port counters).
+  uint64_t all_bytes = 0;
   double bytes_per_second = 0;
   double messages_per_second = 0;
   std::vector<uint64_t> qp_messages;
@@ -46,6 +49,7 @@ class WindowCounter {
   int64_t close_ns_ = -1;
   bool done_ = false;
   std::vector<uint64_t> counted_;
+  uint64_t all_completions_ = 0;
 };
 
 }  // namespace fabric::probe

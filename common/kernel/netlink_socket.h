@@ -1,7 +1,9 @@
-// The one netlink client: a NETLINK_ROUTE (rtnetlink) or NETLINK_SOCK_DIAG
-// socket that sends a request and hands the kernel's reply buffers to a pure
-// parser (common/parse/netlink_parse.h, route_parse.h). The route check asks
-// it for one route, the flows backend for address, link and socket dumps.
+// The one netlink client: a NETLINK_ROUTE (rtnetlink), NETLINK_SOCK_DIAG or
+// NETLINK_RDMA socket that sends a request and hands the kernel's reply
+// buffers to a pure parser (common/parse/netlink_parse.h, route_parse.h,
+// rdma_netlink_parse.h). The route check asks it for one route, the flows
+// backend for address, link and socket dumps, the rdma collector for the
+// kernel's RDMA resource tracking.
 #pragma once
 
 #include <chrono>

@@ -96,6 +96,12 @@ constexpr char kQueueDropsHelp[] =
     "Packets dropped per receive queue by the driver (virtio_net/veth rx_queue_<N>_drops, "
     "rx<N>_drops). Opt-in: collectors.netdev.queue_stats.";
 
+constexpr char kRdmaUnicastBytes[] = "fabric_netdev_rdma_unicast_bytes_total";
+constexpr char kRdmaUnicastBytesHelp[] =
+    "RoCE unicast bytes the NIC's vport moved for the RDMA function (mlx5 "
+    "{rx,tx}_vport_rdma_unicast_bytes): RDMA traffic by the Ethernet side's count, beside "
+    "fabric_rdma_port_bytes_total (the RDMA port's own counter).";
+
 enum class Number { kNone, kPriority, kQueue, kLane };
 
 struct Rule {
@@ -146,6 +152,8 @@ constexpr Rule kRules[] = {
   {kMlx5, "rx_corrected_bits_phy", kPhyCorrected, kPhyCorrectedHelp, "rx"},
   {kMlx5, "rx_err_lane_%_phy", kPhyLaneErrors, kPhyLaneErrorsHelp, "rx", Number::kLane},
   {kMlx5, "link_down_events_phy", kPhyLinkDown, kPhyLinkDownHelp, nullptr},
+  {kMlx5, "rx_vport_rdma_unicast_bytes", kRdmaUnicastBytes, kRdmaUnicastBytesHelp, "rx"},
+  {kMlx5, "tx_vport_rdma_unicast_bytes", kRdmaUnicastBytes, kRdmaUnicastBytesHelp, "tx"},
   {kMlx5, "rx%_packets", kQueuePackets, kQueuePacketsHelp, "rx", Number::kQueue},
   {kMlx5, "tx%_packets", kQueuePackets, kQueuePacketsHelp, "tx", Number::kQueue},
   {kMlx5, "rx%_bytes", kQueueBytes, kQueueBytesHelp, "rx", Number::kQueue},

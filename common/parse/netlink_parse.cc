@@ -12,6 +12,8 @@
 #include <cstring>
 #include <functional>
 
+#include "common/parse/netlink_messages.h"
+
 namespace fabric {
 namespace {
 
@@ -21,45 +23,6 @@ T Load(const char* p) {
   T value;
   std::memcpy(&value, p, sizeof(T));
   return value;
-}
-
-// Walks the nlmsghdr-framed messages of one buffer, calling `handle` with the
-// payload of each message of type `type`. NLMSG_ERROR fails; NLMSG_DONE ends.
-Status WalkMessages(std::string_view buffer, uint16_t type, std::string_view what, bool& done,
-                    const std::function<Status(std::string_view)>& handle) {
-  size_t offset = 0;
-  while (offset + sizeof(nlmsghdr) <= buffer.size()) {
-    auto header = Load<nlmsghdr>(buffer.data() + offset);
-    if (header.nlmsg_len < sizeof(nlmsghdr) || offset + header.nlmsg_len > buffer.size()) {
-      return MakeError(std::string(what) + ": truncated netlink message at offset " +
-                       std::to_string(offset));
-    }
-    std::string_view payload(buffer.data() + offset + NLMSG_HDRLEN,
-                             header.nlmsg_len - NLMSG_HDRLEN);
-    if (header.nlmsg_type == NLMSG_DONE) {
-      done = true;
-      return OkStatus();
-    }
-    if (header.nlmsg_type == NLMSG_ERROR) {
-      // The kernel sends -errno; 64 bits so a corrupt INT_MIN cannot overflow.
-      int64_t err = payload.size() >= sizeof(int) ? -int64_t{Load<int>(payload.data())} : 0;
-      if (err == 0) {  // An ACK.
-        offset += NLMSG_ALIGN(header.nlmsg_len);
-        continue;
-      }
-      return MakeError(std::string(what) + ": netlink error " +
-                       (err > 0 && err < 4096 ? std::strerror(static_cast<int>(err))
-                                              : "code " + std::to_string(-err)));
-    }
-    if (header.nlmsg_type == type) FABRIC_RETURN_IF_ERROR(handle(payload));
-    offset += NLMSG_ALIGN(header.nlmsg_len);
-  }
-  // offset passes the end only by the last message's missing alignment padding.
-  if (offset < buffer.size() && !done) {
-    return MakeError(std::string(what) + ": " + std::to_string(buffer.size() - offset) +
-                     " trailing bytes after the last netlink message");
-  }
-  return OkStatus();
 }
 
 // Calls `handle(type, payload)` for each rtattr in `attrs`.
@@ -113,7 +76,7 @@ TcpInfo ParseTcpInfo(std::string_view payload) {
 }
 
 Status ParseInetDiagBuffer(std::string_view buffer, std::vector<SocketRecord>& out, bool& done) {
-  return WalkMessages(
+  return WalkNetlinkMessages(
       buffer, SOCK_DIAG_BY_FAMILY, "inet_diag", done, [&](std::string_view payload) -> Status {
         if (payload.size() < sizeof(inet_diag_msg)) {
           return MakeError("inet_diag: short inet_diag_msg");
@@ -149,7 +112,7 @@ Status ParseInetDiagBuffer(std::string_view buffer, std::vector<SocketRecord>& o
 }
 
 Status ParseIfAddrBuffer(std::string_view buffer, std::vector<InterfaceAddress>& out, bool& done) {
-  return WalkMessages(
+  return WalkNetlinkMessages(
       buffer, RTM_NEWADDR, "rtnetlink addresses", done, [&](std::string_view payload) -> Status {
         if (payload.size() < sizeof(ifaddrmsg)) return MakeError("rtnetlink: short ifaddrmsg");
         auto msg = Load<ifaddrmsg>(payload.data());
@@ -173,7 +136,7 @@ Status ParseIfAddrBuffer(std::string_view buffer, std::vector<InterfaceAddress>&
 }
 
 Status ParseLinkBuffer(std::string_view buffer, std::map<uint32_t, std::string>& out, bool& done) {
-  return WalkMessages(
+  return WalkNetlinkMessages(
       buffer, RTM_NEWLINK, "rtnetlink links", done, [&](std::string_view payload) -> Status {
         if (payload.size() < sizeof(ifinfomsg)) return MakeError("rtnetlink: short ifinfomsg");
         auto msg = Load<ifinfomsg>(payload.data());

@@ -1,6 +1,7 @@
 // Fabric ladder: every layer of the ladder as a fraction of line rate, per
 // node and per node pair, the binding layer highlighted, the firing Fabric*
-// alerts beside it, a fleet matrix, and what changed (issue 14).
+// alerts beside it, a fleet matrix, and what changed (issue 14); the RDMA ports' application
+// traffic (the probe's own taken off) against the RDMA rung (issue 43).
 local g = import '../lib/grafana.libsonnet';
 local c = import 'common.libsonnet';
 
@@ -66,6 +67,18 @@ g.dashboard(
       [g.target('instance_target_direction:fabric_ladder_bytes_per_second:max{%s}' % psel, '{{instance}} → {{target}} {{direction}} {{layer}}')],
       'Bps', w=12, h=14,
     ),
+    g.timeseries(
+      'RDMA port traffic against the RDMA rung',
+      'Each RDMA port\'s applications (the port\'s bytes less what this node\'s RDMA probe wrote through it) beside the best uncontended RDMA rung from the node (dashed): how much of what RDMA proved the applications use. Who they are: the RDMA queue pairs per process and peer on the transfers dashboard.',
+      [
+        g.target('instance_device_port_direction:fabric_rdma_port_application_bytes_per_second:sum{%s}' % rsel, '{{instance}} {{device}}/{{port}} {{direction}}'),
+        g.target('max by (instance) (instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max{%s, probe="rdma"})' % rsel, '{{instance}} RDMA rung'),
+      ],
+      'Bps', w=24, h=8,
+    ) + { fieldConfig+: { overrides+: [{
+      matcher: { id: 'byRegexp', options: '.*RDMA rung' },
+      properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }],
+    }] } },
 
     g.row('Fleet matrix'),
     g.table(

@@ -79,9 +79,7 @@ g.dashboard(
       'Carrier down transitions of each interface (sysfs carrier_down_count; role label: fabric, storage, management, other) and RDMA link downs and error recoveries, per rate interval. Judged over an hour by FabricLinkFlapping and FabricRdmaLinkUnstable, never one increment.',
       [
         g.target('sum by (instance, device, role) (increase(fabric_netdev_carrier_transitions_total{%s, transition="down"}[%s]))' % [sel, ri], '{{instance}} {{device}} ({{role}}) carrier down'),
-        g.target('sum by (instance, device, port) (increase(fabric_rdma_port_link_downed_total{%s}[%s]) + increase(fabric_rdma_port_link_error_recoveries_total{%s}[%s]))' % [sel, ri, sel, ri], '{{instance}} {{device}}/{{port}} RDMA link down or recovery') {
-          noDataOnFixtures:: 'the test fleet\'s sysfs has no class/infiniband (the rdma collector\'s unit tests and the nics golden cover these counters)',
-        },
+        g.target('sum by (instance, device, port) (increase(fabric_rdma_port_link_downed_total{%s}[%s]) + increase(fabric_rdma_port_link_error_recoveries_total{%s}[%s]))' % [sel, ri, sel, ri], '{{instance}} {{device}}/{{port}} RDMA link down or recovery'),
       ],
       'short', w=12,
     ),

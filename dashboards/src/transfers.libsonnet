@@ -1,7 +1,8 @@
 // Transfers: real bulk TCP flows (the flows collector) by peer, application and
 // limiter, against the TCP ceiling the probes proved on the same path; and the storage
 // transfers that are no TCP socket (NFS over tcp or rdma, NVMe over Fabrics) against the
-// RDMA rung of theirs. The probe's
+// RDMA rung of theirs; and RDMA traffic per port (the probe's own writes taken off) with
+// the queue pairs and rdma_cm connections per process and peer. The probe's
 // own sockets (application="fabric_probe") are the ladder, not a transfer: left out,
 // as the transfers record and the alerts leave them out.
 local g = import '../lib/grafana.libsonnet';
@@ -174,6 +175,33 @@ g.dashboard(
       'Seconds since each published measurement (NCCL Inspector\'s timestamp, else the file\'s modification time). The rules judge measurements younger than %d s.' % c.config.collectiveMaxAgeSeconds,
       [g.target('fabric_collective_measurement_age_seconds{%s}' % sel, '{{instance}} {{source}} {{collective}} {{message_size}}')],
       's', w=12, h=7,
+    ),
+    g.row('RDMA traffic: per port and per application'),
+    g.timeseries(
+      'RDMA bytes per port, the probe left out',
+      'Each RDMA port\'s bytes (IB PortXmitData/PortRcvData, fabric_rdma_port_bytes_total) less what this node\'s RDMA probe wrote through it (fabric_probe_spent_rdma_bytes_total): the applications\' traffic. Dashed: the whole port, probe included. The mlx5 vport\'s own RoCE count (fabric_netdev_rdma_unicast_bytes_total) is on the node dashboard\'s netdev.',
+      [
+        g.target('instance_device_port_direction:fabric_rdma_port_application_bytes_per_second:sum{%s}' % rsel, '{{instance}} {{device}}/{{port}} {{direction}}'),
+        g.target('instance_device_port_direction:fabric_rdma_port_bytes_per_second:sum{%s}' % rsel, '{{instance}} {{device}}/{{port}} {{direction}} port total'),
+      ],
+      'Bps', w=12, h=8,
+    ) + { fieldConfig+: { overrides+: [{
+      matcher: { id: 'byRegexp', options: '.*port total' },
+      properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }],
+    }] } },
+    g.timeseries(
+      'RDMA queue pairs per process and peer',
+      'Queue pairs the kernel tracks (RDMA netlink resource tracking), by owning process ([module] for kernel users such as rpcrdma and nvme_rdma) and peer (the fleet node of the QP\'s rdma_cm id; unknown for QPs connected without rdma_cm, as NCCL and MPI do). Counts of objects, not bytes: no counter says which process moved the port\'s bytes (see docs/collectors.md#rdma).',
+      [g.target('sum by (instance, command, peer) (fabric_rdma_queue_pairs{%s, state="RTS"})' % sel, '{{instance}} {{command}} → {{peer}}')],
+      'short', w=12, h=8,
+    ),
+    g.table(
+      'rdma_cm connections',
+      'rdma_cm ids per process, peer, port space and state: where the kernel knows both ends of an RDMA connection (NFS and NVMe over RDMA, rdma_cm applications). LISTEN rows are servers (peer none).',
+      [g.target('sum by (instance, device, port, command, pid, peer, port_space, state) (fabric_rdma_cm_ids{%s})' % sel, instant=true, table=true)],
+      'short',
+      g.joinTables({ Time: null, 'Value #A': 'cm ids' }),
+      w=24, h=7,
     ),
   ],
   extraVariables=[appVar],

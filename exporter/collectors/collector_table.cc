@@ -44,8 +44,9 @@ const std::vector<CollectorSpec>& CollectorTable() {
        &MakeNfsCollector},
       {"rdma",
        true,
-       "RDMA port state, rate, port and hw counters (/sys/class/infiniband)",
-       {},
+       "RDMA port state, rate, port and hw counters (/sys/class/infiniband); queue pairs and "
+       "rdma_cm ids per process and peer (RDMA netlink resource tracking)",
+       {"restrack", "restrack_recording", "max_series"},
        &MakeRdmaCollector},
       {"nvmeof",
        true,

@@ -1,12 +1,21 @@
 #include "exporter/collectors/rdma_collector.h"
 
+#include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "common/kernel/infiniband.h"
+#include "common/kernel/rdma_resources.h"
+#include "common/log.h"
+#include "common/parse/ip_address.h"
+#include "common/read/file_reader.h"
+#include "common/strings.h"
 #include "exporter/collectors/device_errors.h"
+#include "exporter/collectors/rdma_resource_groups.h"
 
 namespace fabric {
 namespace {
@@ -144,12 +153,26 @@ constexpr RdmaCounter kHwCounters[] = {
 };
 // clang-format on
 
+// Where the kernel's RDMA resource tracking comes from: the kernel over
+// RDMA netlink, a recorded dump (fixture trees), or nowhere (a fixture tree
+// without one, or collectors.rdma.restrack: false).
+using RestrackSource = std::function<Result<RdmaResources>()>;
+
+struct RestrackSettings {
+  RestrackSource source;
+  size_t max_series = 200;
+  std::map<std::string, std::string> peers;  // Fleet node names by address.
+};
+
 // A device or port whose attributes cannot be read loses only its own
 // families: sources "device" (identity), "port" (state, rate, link layer),
-// "counters" and "hw_counters", the port ones recorded as device "mlx5_0/1".
+// "counters" and "hw_counters", the port ones recorded as device "mlx5_0/1";
+// a failed resource dump only the restrack families (device "netlink",
+// source "restrack").
 class RdmaCollector : public Collector {
  public:
-  explicit RdmaCollector(const SysRoot& root) : root_(root) {}
+  RdmaCollector(SysRoot root, RestrackSettings restrack)
+      : root_(std::move(root)), restrack_(std::move(restrack)) {}
 
   Status Collect(MetricSink& sink) override {
     auto devices = ListIbDevices(root_);
@@ -157,11 +180,58 @@ class RdmaCollector : public Collector {
     if (!devices.ok()) return Unexpected{devices.error()};
     errors_.BeginScrape();
     for (const auto& dev : *devices) CollectDevice(dev, sink);
+    if (restrack_.source) CollectResources(sink);
     errors_.Emit(sink);
     return OkStatus();
   }
 
  private:
+  void CollectResources(MetricSink& sink) {
+    auto resources = restrack_.source();
+    if (!errors_.Check("netlink", "restrack", resources)) return;
+    RdmaResourceNaming naming;
+    naming.peers = restrack_.peers;
+    naming.command_of = [this](uint32_t pid) {
+      auto comm = ReadAttribute(root_.Proc(std::to_string(pid) + "/comm"));
+      return comm.ok() ? std::string(TrimSpace(*comm)) : std::string();
+    };
+    const RdmaResourceReport report = GroupRdmaResources(*resources, naming, restrack_.max_series);
+    for (const RdmaResourceGroup& g : report.qps) {
+      sink.Gauge("fabric_rdma_queue_pairs",
+                 "Queue pairs the kernel tracks (RDMA netlink resource tracking, `rdma resource "
+                 "show qp`), by owning process (command: its comm, [module] for a kernel user "
+                 "such as rpcrdma or nvme_rdma; pid), QP type, state and peer (the fleet node or "
+                 "address of the QP's rdma_cm id; unknown for QPs connected without rdma_cm). "
+                 "Objects, not traffic: the kernel keeps no per-QP byte counts here.",
+                 GroupLabels(g, "type"), static_cast<double>(g.count));
+    }
+    for (const RdmaResourceGroup& g : report.cm_ids) {
+      sink.Gauge("fabric_rdma_cm_ids",
+                 "rdma_cm ids the kernel tracks (`rdma resource show cm_id`), by owning process, "
+                 "port space (TCP, UDP, IB, IPOIB), connection state and peer (the destination's "
+                 "fleet node or address; none for listeners).",
+                 GroupLabels(g, "port_space"), static_cast<double>(g.count));
+    }
+    const std::pair<const char*, size_t> folded[] = {{"queue_pairs", report.folded_qp_groups},
+                                                     {"cm_ids", report.folded_cm_id_groups}};
+    for (const auto& [family, n] : folded) {
+      sink.Gauge("fabric_rdma_resource_groups_folded",
+                 "Process and peer groups of the family beyond collectors.rdma.max_series, "
+                 "counted under command=\"other\", peer=\"other\" instead.",
+                 {{"family", family}}, static_cast<double>(n));
+    }
+  }
+
+  static LabelPairs GroupLabels(const RdmaResourceGroup& g, const char* type_label) {
+    LabelPairs labels = {
+        {"device", g.device}, {"port", std::to_string(g.port)}, {"command", g.command}};
+    if (!g.pid.empty()) labels.emplace_back("pid", g.pid);
+    labels.emplace_back(type_label, g.type);
+    labels.emplace_back("state", g.state);
+    labels.emplace_back("peer", g.peer);
+    return labels;
+  }
+
   Status EmitDeviceInfo(const std::string& dev, const std::string& pci, MetricSink& sink) {
     LabelPairs info = {{"device", dev}, {"pci_address", pci}};
     const AttributeDir device_dir(IbDevicePath(root_, dev));
@@ -282,13 +352,43 @@ class RdmaCollector : public Collector {
   }
 
   SysRoot root_;
+  RestrackSettings restrack_;
   DeviceErrors errors_{"rdma"};
 };
 
 }  // namespace
 
 std::unique_ptr<Collector> MakeRdmaCollector(const CollectorContext& context) {
-  return std::make_unique<RdmaCollector>(context.root);
+  const ConfigNode& node = context.settings;
+  RestrackSettings restrack;
+  if (auto max = node.Int("max_series", 1, 100000)) restrack.max_series = static_cast<size_t>(*max);
+  const bool enabled = node.Bool("restrack").value_or(true);
+  if (auto path = node.String("restrack_recording"); path && enabled) {
+    std::filesystem::path p(*path);
+    if (p.is_relative() && !node.file().empty()) {
+      p = std::filesystem::path(node.file()).parent_path() / p;
+    }
+    // Read every scrape, as the kernel is asked every scrape: a broken
+    // recording fails the restrack part alone, like a failing dump.
+    restrack.source = [dir = p.string()] { return LoadRdmaResourceRecording(dir); };
+  } else if (enabled) {
+    if (IsProcfsMount(context.root.procfs())) {
+      restrack.source = &DumpRdmaResources;
+    } else {
+      log::Info(
+          "rdma: --path.procfs is not a live procfs (a fixture tree?) and no "
+          "collectors.rdma.restrack_recording is set: no RDMA resources are reported",
+          {{"procfs", context.root.procfs()}});
+    }
+  }
+  if (context.fleet != nullptr) {
+    for (const FleetNode& peer : context.fleet->nodes) {
+      if (peer.name == context.fleet->self) continue;
+      auto address = ParseIpAddress(peer.address);
+      if (address.ok()) restrack.peers.emplace(address->ToString(), peer.name);
+    }
+  }
+  return std::make_unique<RdmaCollector>(context.root, std::move(restrack));
 }
 
 }  // namespace fabric

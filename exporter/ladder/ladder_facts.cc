@@ -9,7 +9,7 @@
 namespace fabric::ladder {
 namespace {
 
-constexpr std::array<std::string_view, 20> kFactFamilies = {
+constexpr std::array<std::string_view, 21> kFactFamilies = {
     "fabric_collective_bus_bandwidth_bytes_per_second",
     "fabric_flows_goodput_bytes_per_second",
     "fabric_netdev_speed_bytes",
@@ -26,6 +26,7 @@ constexpr std::array<std::string_view, 20> kFactFamilies = {
     "fabric_pcie_path_current_bandwidth_bytes_per_second",
     "fabric_pcie_path_downtrained_hops",
     "fabric_pcie_path_slot_limited",
+    "fabric_rdma_queue_pairs",
     "fabric_sockbuf_core_rmem_max_bytes",
     "fabric_sockbuf_core_wmem_max_bytes",
     "fabric_sockbuf_tcp_rmem_bytes",
@@ -225,6 +226,18 @@ PassiveFacts FactsFromFamilies(const std::vector<MetricFamily>& families,
       facts.collectives.push_back(CollectiveFact{Label(m, "collective"), Label(m, "message_size"),
                                                  Label(m, "scope"), Label(m, "source"),
                                                  ValueOf(m)});
+    }
+  }
+  // Connected RDMA queue pairs ready to send, by the peer their rdma_cm id names and owning
+  // process (the management QPs 0 and 1, UD and raw QPs have no one peer).
+  if (const MetricFamily* qps = FamilyNamed(families, "fabric_rdma_queue_pairs")) {
+    for (const auto& m : qps->metric) {
+      const std::string type = Label(m, "type");
+      if (Label(m, "state") != "RTS" ||
+          (type != "RC" && type != "UC" && type.rfind("XRC", 0) != 0)) {
+        continue;
+      }
+      facts.rdma_queue_pairs[Label(m, "peer")][Label(m, "command")] += ValueOf(m);
     }
   }
   return facts;

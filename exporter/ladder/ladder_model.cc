@@ -330,6 +330,30 @@ Layer CollectiveLayer(const std::vector<CollectiveFact>& facts, const std::optio
   return layer;
 }
 
+// Who uses RDMA on this path: the processes whose connected queue pairs name the peer (their
+// rdma_cm id's destination), and how many more QPs connected without rdma_cm the kernel cannot
+// place on any path. A fact, not a bar: the kernel keeps objects, not per-process bytes.
+Layer RdmaUsersLayer(const std::map<std::string, double>* on_path,
+                     const std::map<std::string, double>* unplaced) {
+  Layer layer;
+  layer.id = "rdma_users";
+  layer.title = "RDMA queue pairs";
+  layer.ceiling = false;
+  auto list = [](const std::map<std::string, double>& by_command) {
+    std::string out;
+    for (const auto& [command, n] : by_command) {
+      out += (out.empty() ? "" : ", ") + command + " " + Printf("%.0f", n);
+    }
+    return out;
+  };
+  if (on_path != nullptr) layer.status = "to this peer: " + list(*on_path);
+  if (unplaced != nullptr) {
+    layer.status += (layer.status.empty() ? "" : "; ") +
+                    std::string("peer unknown (connected without rdma_cm): ") + list(*unplaced);
+  }
+  return layer;
+}
+
 // Each shape is named on the evidence of the alert that names it (the table in
 // docs/probes/scheduled.md#the-ladder-page): a verdict alone is shown on its layer, not as a
 // shape, where the rules judge the shape by other numbers.
@@ -676,6 +700,15 @@ Ladder BuildLadder(const LadderInput& input) {
   }
   if (auto it = input.facts.nfs_mounts.find(input.peer); it != input.facts.nfs_mounts.end()) {
     ladder.layers.push_back(NfsLayer(it->second));
+  }
+  {
+    const auto& qps = input.facts.rdma_queue_pairs;
+    auto on_path = qps.find(input.peer);
+    auto unplaced = qps.find("unknown");
+    if (on_path != qps.end() || unplaced != qps.end()) {
+      ladder.layers.push_back(RdmaUsersLayer(on_path != qps.end() ? &on_path->second : nullptr,
+                                             unplaced != qps.end() ? &unplaced->second : nullptr));
+    }
   }
 
   // Bars are fractions of line rate when it is known, else of the best measured layer.

@@ -72,6 +72,9 @@ struct PassiveFacts {
   std::map<std::string, std::vector<NfsMountFact>> nfs_mounts;
   // NCCL collectives of this node, whatever peer: the collective rung is the node's.
   std::vector<CollectiveFact> collectives;
+  // Queue pairs ready to send (RTS), by peer (the rdma collector's: a fleet node, an address,
+  // "unknown" for QPs connected without rdma_cm) and owning process ("[rpcrdma]", "python3").
+  std::map<std::string, std::map<std::string, double>> rdma_queue_pairs;
 };
 
 struct LadderInput {
@@ -91,7 +94,8 @@ struct LadderInput {
 struct Layer {
   std::string id;     // line, pcie, rdma, tcp_multi, tcp_single, storage_read, storage_write,
                       // transfers: the `layer` label of the recording rules; nfs (shown
-                      // only for a peer this node mounts): no recording rule, a fact;
+                      // only for a peer this node mounts) and rdma_users (only where the
+                      // kernel tracks RDMA queue pairs): no recording rule, a fact;
                       // collective (NCCL bus bandwidth, the node's: usage, never binds).
   std::string title;  // "NIC line rate", "N-stream TCP", ...
   // Counts for the binding layer. 1-stream TCP is what one stream moved in the probe's mode

@@ -63,6 +63,12 @@ constexpr char kHelp[] =
     "NCCL collectives layer shows the best bus bandwidth across nodes from NCCL Inspector's\n"
     "textfiles and nccl-tests' JSON there, against the RDMA rung.\n"
     "\n"
+    "The RDMA queue pairs layer names the processes whose connected queue pairs the kernel's\n"
+    "RDMA resource tracking places on the path to the peer (their rdma_cm id's destination), and\n"
+    "those connected without rdma_cm, which it places on none; --rdma-restrack-recording DIR\n"
+    "reads recorded RDMA netlink dumps (as collectors.rdma.restrack_recording) instead of the\n"
+    "kernel.\n"
+    "\n"
     "Exit status: 0 the ladder has at least one measured probe layer; 1 every probe failed (the\n"
     "ladder is still printed, with the reasons); 2 usage error; 130 interrupted by SIGINT or\n"
     "SIGTERM (the current TCP, RDMA or storage run stops, a storage run removes its files, and "
@@ -158,14 +164,16 @@ std::string Outcome(const ResultStore& store, Rung rung) {
   return failure.empty() ? "no result" : "failed (" + failure + ")";
 }
 
-// The interface, PCIe, socket-buffer and NFS facts of this host (or of the trees under `root`),
-// from the exporter's own netdev, pcie, sockbuf and nfs collectors, so they agree with what it
-// publishes. `peer` (a name or HOST[:PORT]) stands for the fleet: an NFS mount whose server is
-// that name or host is a mount on the path; `nfs_requested` is the nfs collector's
-// requested_options_file (empty: none).
+// The interface, PCIe, socket-buffer, NFS and RDMA queue-pair facts of this host (or of the trees
+// under `root`), from the exporter's own netdev, pcie, sockbuf, nfs and rdma collectors, so they
+// agree with what it publishes. `peer` (a name or HOST[:PORT]) stands for the fleet: an NFS mount
+// whose server, or an rdma_cm id whose destination, is that name or host is on the path;
+// `nfs_requested` is the nfs collector's requested_options_file, `rdma_recording` the rdma
+// collector's restrack_recording (empty: none).
 ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface,
                                const std::string& peer, const std::string& nfs_requested,
-                               const std::string& collective_directory) {
+                               const std::string& collective_directory,
+                               const std::string& rdma_recording) {
   std::string host = peer;
   if (!host.empty() && host.front() == '[') {
     host = host.substr(1, host.find(']') - 1);
@@ -181,15 +189,19 @@ ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface
   ConfigNode collective = ConfigNode::LoadString(
       collective_directory.empty() ? "{}" : "{directory: " + JsonString(collective_directory) + "}",
       "--collective-directory");
+  ConfigNode rdma = ConfigNode::LoadString(
+      rdma_recording.empty() ? "{}" : "{restrack_recording: " + JsonString(rdma_recording) + "}",
+      "--rdma-restrack-recording");
   MetricSink sink;
   for (const auto& spec : CollectorTable()) {
     if (spec.name != "netdev" && spec.name != "pcie" && spec.name != "sockbuf" &&
-        spec.name != "nfs" && spec.name != "collective") {
+        spec.name != "nfs" && spec.name != "collective" && spec.name != "rdma") {
       continue;
     }
     MetricSink own;
     const ConfigNode& settings = spec.name == "nfs"          ? nfs
                                  : spec.name == "collective" ? collective
+                                 : spec.name == "rdma"       ? rdma
                                                              : empty;
     auto collector = spec.factory({root, settings, &fleet});
     if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
@@ -248,7 +260,8 @@ int ReplayLadder(const FlagSet& flags) {
   const std::string interface = InterfaceOf(input.records, flags.GetString("interface"));
   input.loopback = interface == "lo";
   input.facts = HostFacts(root, interface, input.peer, flags.GetString("nfs-requested-options"),
-                          flags.GetString("collective-directory"));
+                          flags.GetString("collective-directory"),
+                          flags.GetString("rdma-restrack-recording"));
   input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
   ladder::Ladder result = ladder::BuildLadder(input);
   PrintLadder(result, flags.GetBool("json"));
@@ -295,6 +308,9 @@ int RunLadderCommand(int argc, char** argv) {
                   "fstab-format file naming what each NFS mount asked for (rsize, wsize)", "");
   flags.AddString("collective-directory", "DIR",
                   "directory of NCCL Inspector textfiles and nccl-tests JSON (the collective rung)",
+                  "");
+  flags.AddString("rdma-restrack-recording", "DIR",
+                  "recorded RDMA netlink dumps to read instead of the kernel's resource tracking",
                   "");
   flags.AddBool("help", "Show this help", false);
   const int usage = KindOf(ErrorCode::kUsage).exit_status;
@@ -423,7 +439,8 @@ int RunLadderCommand(int argc, char** argv) {
   input.loopback = interface == "lo";
   input.facts = HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")),
                           interface, input.peer, flags.GetString("nfs-requested-options"),
-                          flags.GetString("collective-directory"));
+                          flags.GetString("collective-directory"),
+                          flags.GetString("rdma-restrack-recording"));
   // A rung without a result was either not asked for or cut short (an interrupted run records
   // nothing, so that it cannot pass for a measurement).
   const bool has_storage = !storage.directory.empty();

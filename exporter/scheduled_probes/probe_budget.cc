@@ -22,6 +22,13 @@ void ProbeBudget::Spent(double end, double seconds, ProbeRole role, uint64_t byt
   while (!spent_.empty() && spent_.front().end < horizon) spent_.pop_front();
 }
 
+void ProbeBudget::SpentRdma(ProbeRole role, const std::string& device, uint32_t port,
+                            uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ProbeSpending& total = role == ProbeRole::kRequester ? requester_ : responder_;
+  total.rdma_bytes[{device, port}] += bytes;
+}
+
 double ProbeBudget::BusySeconds(double now) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const double from = now - kWindowSeconds;

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <string>
+#include <utility>
 
 namespace fabric {
 
@@ -18,6 +21,9 @@ enum class ProbeRole { kRequester, kResponder };
 struct ProbeSpending {
   double seconds = 0;
   uint64_t bytes = 0;  // Bytes its TCP data streams moved.
+  // Bytes the RDMA probe's queue pairs moved, by local RDMA device and port:
+  // the probe's share of that port's byte counters.
+  std::map<std::pair<std::string, uint32_t>, uint64_t> rdma_bytes;
 };
 
 class ProbeBudget {
@@ -32,6 +38,8 @@ class ProbeBudget {
   // time `end` after `seconds`, moving `bytes`. Thread-safe: the responder
   // reports from its session thread.
   void Spent(double end, double seconds, ProbeRole role, uint64_t bytes);
+  // RDMA bytes a probe moved through local port `port` of `device`.
+  void SpentRdma(ProbeRole role, const std::string& device, uint32_t port, uint64_t bytes);
   // Everything spent in `role` since start.
   ProbeSpending Total(ProbeRole role) const;
   // Seconds of the window ending at `now` that probes occupied: the union of

@@ -27,6 +27,7 @@ constexpr std::string_view kBudget = "fabric_probe_budget_ratio";
 constexpr std::string_view kBusy = "fabric_probe_busy_ratio";
 constexpr std::string_view kSpentSeconds = "fabric_probe_spent_seconds_total";
 constexpr std::string_view kSpentBytes = "fabric_probe_spent_bytes_total";
+constexpr std::string_view kSpentRdmaBytes = "fabric_probe_spent_rdma_bytes_total";
 constexpr std::string_view kRackThroughput = "fabric_probe_rack_throughput_bytes_per_second";
 constexpr std::string_view kRackPaths = "fabric_probe_rack_paths";
 constexpr std::string_view kSuspect = "fabric_probe_suspect";
@@ -38,6 +39,7 @@ constexpr std::string_view kCleanTimestamp = "fabric_probe_clean_timestamp_secon
 constexpr std::string_view kRecordFamilies[] = {
     kLastRun, kSuccess, kRunDuration, kInfo, kFailureInfo, kVerdict, kPeriod, kRunsTotal,
     kSkipsTotal, kBudget, kBusy, kRackThroughput, kRackPaths, kSuspect, kSpentSeconds, kSpentBytes,
+    kSpentRdmaBytes,
     // The kept results.
     kUncontendedThroughput, kUncontendedTimestamp, kCleanThroughput, kCleanTimestamp};
 
@@ -210,6 +212,16 @@ class ProbeResultsCollector : public Collector {
                      "it started, both directions, warm-up included (RDMA writes and storage "
                      "I/O are not counted).",
                      {{"role", role}}, static_cast<double>(spent.bytes));
+        for (const auto& [port, bytes] : spent.rdma_bytes) {
+          sink.Counter(
+              kSpentRdmaBytes,
+              "RDMA bytes this node's RDMA probes moved through each local RDMA port in "
+              "this role since it started (every completed WRITE, warm-up included): "
+              "the probe's share of fabric_rdma_port_bytes_total, which the rule "
+              "fabric:rdma_port_application_bytes:rate5m takes off.",
+              {{"role", role}, {"device", port.first}, {"port", std::to_string(port.second)}},
+              static_cast<double>(bytes));
+        }
       }
     }
     AddRackSummaries(summaries, sink);

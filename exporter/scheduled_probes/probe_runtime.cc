@@ -366,8 +366,11 @@ ProbeRuntime::ProbeRuntime(const Fleet& fleet, const ProbeSettings& settings, co
         }
       }
       if (settings_.rdma.enabled && outcome != ProbeOutcome::kBusy && !token.cancelled()) {
-        ProbeOutcome rdma = RunRdmaLadder(settings_.rdma, settings_.tcp.secret, settings_.tcp.port,
-                                          self, peer, context, store_);
+        ProbeOutcome rdma = RunRdmaLadder(
+            settings_.rdma, settings_.tcp.secret, settings_.tcp.port, self, peer, context, store_,
+            [this](const probe::RdmaProbeResult& r) {
+              budget_.SpentRdma(ProbeRole::kRequester, r.device, r.port, r.total_bytes);
+            });
         if (outcome == ProbeOutcome::kSuccess) outcome = rdma;
       }
       if (outcome != ProbeOutcome::kBusy && !token.cancelled() &&

@@ -1,6 +1,7 @@
 #include "exporter/scheduled_probes/rdma_ladder_probe.h"
 
 #include <chrono>
+#include <utility>
 
 #include "active-probes/rdma/backend.h"
 #include "exporter/scheduled_probes/probe_adapter.h"
@@ -46,13 +47,14 @@ probe::Measurement RdmaMeasurement(const probe::RdmaProbeResult& result) {
 
 RdmaRungProbe::RdmaRungProbe(const RdmaLadderSettings& settings, const std::string& secret,
                              uint16_t port, const FleetNode& self, const FleetNode& peer,
-                             probe::RdmaBackend* backend)
+                             probe::RdmaBackend* backend, RdmaResultObserver observer)
     : settings_(settings),
       secret_(secret),
       port_(port),
       self_(self),
       peer_(peer),
-      backend_(backend) {}
+      backend_(backend),
+      observer_(std::move(observer)) {}
 
 Result<std::vector<probe::Measurement>> RdmaRungProbe::Run(const probe::ProbeContext& context) {
   probe::RdmaProbeOptions options;
@@ -70,6 +72,7 @@ Result<std::vector<probe::Measurement>> RdmaRungProbe::Run(const probe::ProbeCon
   auto result = probe::RunRdmaProbe(options, context,
                                     backend_ != nullptr ? *backend_ : probe::DefaultRdmaBackend());
   if (!result.ok()) return Unexpected{result.error()};
+  if (observer_) observer_(*result);
   return std::vector<probe::Measurement>{RdmaMeasurement(*result)};
 }
 
@@ -77,8 +80,9 @@ std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer) { return KeysOf(Ru
 
 ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string& secret,
                            uint16_t port, const FleetNode& self, const FleetNode& peer,
-                           const probe::ProbeContext& context, ResultStore& store) {
-  RdmaRungProbe probe(settings, secret, port, self, peer);
+                           const probe::ProbeContext& context, ResultStore& store,
+                           RdmaResultObserver observer) {
+  RdmaRungProbe probe(settings, secret, port, self, peer, nullptr, std::move(observer));
   return RunAndRecord(probe, context, store);
 }
 

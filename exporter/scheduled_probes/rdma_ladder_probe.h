@@ -5,6 +5,7 @@
 // responder's, no_active_port; never a number.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,16 @@ const probe::ProbeDeclaration& RdmaRungDeclaration();
 // A run's record (pure).
 probe::Measurement RdmaMeasurement(const probe::RdmaProbeResult& result);
 
+// Called with every run that produced a result: the runtime counts the RDMA
+// bytes the probe put through its local port (fabric_probe_spent_rdma_bytes_total).
+using RdmaResultObserver = std::function<void(const probe::RdmaProbeResult&)>;
+
 class RdmaRungProbe : public probe::Probe {
  public:
   // `backend`: the data path; the build's (verbs, or "no RDMA device") when null.
   RdmaRungProbe(const RdmaLadderSettings& settings, const std::string& secret, uint16_t port,
-                const FleetNode& self, const FleetNode& peer,
-                probe::RdmaBackend* backend = nullptr);
+                const FleetNode& self, const FleetNode& peer, probe::RdmaBackend* backend = nullptr,
+                RdmaResultObserver observer = nullptr);
   const probe::ProbeDeclaration& declaration() const override { return RdmaRungDeclaration(); }
   probe::Rung rung() const override { return probe::Rung::kRdma; }
   std::string target() const override { return peer_.name; }
@@ -50,6 +55,7 @@ class RdmaRungProbe : public probe::Probe {
   FleetNode self_;
   FleetNode peer_;
   probe::RdmaBackend* backend_;
+  RdmaResultObserver observer_;
 };
 
 std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer);
@@ -58,6 +64,7 @@ std::vector<ProbeKey> RdmaLadderKeys(const std::string& peer);
 // records nothing.
 ProbeOutcome RunRdmaLadder(const RdmaLadderSettings& settings, const std::string& secret,
                            uint16_t port, const FleetNode& self, const FleetNode& peer,
-                           const probe::ProbeContext& context, ResultStore& store);
+                           const probe::ProbeContext& context, ResultStore& store,
+                           RdmaResultObserver observer = nullptr);
 
 }  // namespace fabric

@@ -150,5 +150,8 @@
     collectiveMaxAgeSeconds: 86400,
     collectiveRdmaRatio: 0.5,
     collectiveFor: '15m',
+    // RDMA port traffic per port, and the same without the RDMA probe's own writes
+    // (fabric_probe_spent_rdma_bytes_total), rated over this window (issue 43).
+    rdmaTransferRateWindow: '5m',
   },
 }

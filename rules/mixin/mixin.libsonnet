@@ -13,4 +13,5 @@
 (import 'peers.libsonnet') +
 (import 'storage_transfers.libsonnet') +
 (import 'collectives.libsonnet') +
+(import 'rdma_transfers.libsonnet') +
 (import 'shapes.libsonnet')

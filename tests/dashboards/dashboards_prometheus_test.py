@@ -7,7 +7,8 @@ in two racks and two planes, on a fixture tree built from the committed ones
 NIC attributes and recorded ethtool statistics of tests/fixtures/nics, procfs
 of tests/fixtures/h200: softnet, TCP, socket-buffer sysctls; with the NFS mounts and NVMe-oF
 controllers of tests/fixtures/nfs-rdma, their servers and targets renamed to node-b over RDMA
-and node-c over TCP). Each replays
+and node-c over TCP; with the nics tree's RDMA port on mlx5_0 and its recorded RDMA netlink
+dumps). Each replays
 the nics tree's recorded probe results (probes.recording) with the targets
 renamed so each node probes the other two; node-b also replays the h200 flows recording, its
 peers' addresses being that recording's. A real Prometheus (Debian's) scrapes
@@ -84,8 +85,24 @@ def add_storage_clients(tmp, sys_dir):
     return procfs
 
 
+def add_rdma_ports(sys_dir, procfs):
+    """The nics tree's mlx5_0 port (state, rate, counters) on the fleet tree's mlx5_0, and the
+    comm files of the processes its recorded RDMA netlink dumps name."""
+    device = os.path.realpath(os.path.join(sys_dir, 'class', 'infiniband', 'mlx5_0'))
+    shutil.copytree(os.path.join(FIXTURES, 'nics', 'sys', 'class', 'infiniband', 'mlx5_0', 'ports'),
+                    os.path.join(device, 'ports'))
+    nics_proc = os.path.join(FIXTURES, 'nics', 'proc')
+    for pid in os.listdir(nics_proc):
+        if pid.isdigit():
+            shutil.copytree(os.path.join(nics_proc, pid), os.path.join(procfs, pid), dirs_exist_ok=True)
+
+
 def config(tmp, node):
     flows = f'  nfs:\n    requested_options_file: {os.path.join(tmp, "fstab")}\n'
+    # nfs-rdma's NCCL measurements (Inspector textfiles, nccl-tests JSON), their dates kept.
+    flows += (f'  collective:\n    directory: {os.path.join(FIXTURES, "nfs-rdma", "nccl")}\n'
+              '    max_age: 36500d\n')
+    flows += f'  rdma:\n    restrack_recording: {os.path.join(FIXTURES, "nics", "rdma-netlink")}\n'
     if node == 'node-b':
         flows += (f'  flows:\n    interfaces: [eth0]\n'
                  f'    recording: {os.path.join(FIXTURES, "h200", "flows.rec")}\n')
@@ -165,6 +182,7 @@ def main():
     try:
         sys_dir = build_tree(tmp)
         procfs = add_storage_clients(tmp, sys_dir)
+        add_rdma_ports(sys_dir, procfs)
         for node in NODES:
             e = Exporter('--path.procfs=' + procfs, '--path.sysfs=' + sys_dir,
                          '--config.file=' + config(tmp, node))

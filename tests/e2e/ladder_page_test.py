@@ -16,7 +16,10 @@ from fabric_testlib.exporter_process import Exporter, fixture_args
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))
-LAYERS = ["line", "pcie", "rdma", "tcp_multi", "tcp_single", "storage_read", "storage_write", "transfers"]
+# The nics fixture's ladder: the rungs, real transfers, and the RDMA queue pairs its recorded
+# netlink dumps name (collectors.rdma.restrack_recording), a fact after the bars.
+LAYERS = ["line", "pcie", "rdma", "tcp_multi", "tcp_single", "storage_read", "storage_write",
+          "transfers", "rdma_users"]
 
 
 def chromium(*args, timeout=90):

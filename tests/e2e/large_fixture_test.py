@@ -55,8 +55,8 @@ class LargeFixtureTest(unittest.TestCase):
     def test_every_collector_succeeds(self):
         success = {s: v for s, v in self.series.items()
                    if s.startswith("fabric_scrape_collector_success{")}
-        # The nine default collectors and the exporter's own process series.
-        self.assertEqual(len(success), 10, success)
+        # The ten default collectors and the exporter's own process series.
+        self.assertEqual(len(success), 11, success)
         self.assertTrue(all(v == 1 for v in success.values()), success)
 
     def test_one_series_per_cpu_nic_port_and_endpoint(self):

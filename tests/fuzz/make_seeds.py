@@ -176,6 +176,17 @@ def netlink():
                    ((2, 8192), (5, 8192), (6, 1024), (9, 1024))), 8)
 
 
+def rdma_netlink():
+    # The recorded nldev dumps of the nics tree (tests/tools/make_rdma_netlink_fixture.py).
+    c = Corpus("fuzz_rdma_netlink")
+    dumps = FIX / "nics" / "rdma-netlink"
+    c.add((dumps / "devices.nl").read_bytes(), 0)
+    for path in sorted(dumps.glob("*.qp.nl")):
+        c.add(path.read_bytes(), 1)
+    for path in sorted(dumps.glob("*.cm_id.nl")):
+        c.add(path.read_bytes(), 2)
+
+
 def control():
     c = Corpus("fuzz_control")
     lines = [
@@ -291,6 +302,7 @@ def cli():
         c.add(text, 4)
 
 
-for make in (cli, dictionaries, procfs, sysfs, ethtool, flows, collectives, netlink, control,
+for make in (cli, dictionaries, procfs, sysfs, ethtool, flows, collectives, netlink, rdma_netlink,
+             control,
              yaml_configs):
     make()

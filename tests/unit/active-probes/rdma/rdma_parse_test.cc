@@ -141,6 +141,8 @@ TEST(WindowCounter, CountsOnlyInsideTheWindow) {
   EXPECT_EQ(t->qp_messages, (std::vector<uint64_t>{100, 50}));
   EXPECT_EQ(t->messages, 150u);
   EXPECT_EQ(t->bytes, 150u * 65536);
+  // What the port carried: warm-up, the opening edge and the drain too.
+  EXPECT_EQ(t->all_bytes, (1000u + 500 + 500 + 150 + 99) * 65536);
   EXPECT_DOUBLE_EQ(t->bytes_per_second, 150.0 * 65536);
   EXPECT_DOUBLE_EQ(t->messages_per_second, 150.0);
   EXPECT_DOUBLE_EQ(t->qp_min_bytes_per_second, 50.0 * 65536);

@@ -90,6 +90,10 @@ TEST(DriverStatsTest, TypesTheFabricCountersOfEachDriver) {
        "tx_pfc_ena_frames_pri2",
        "fabric_netdev_driver_priority_pause_frames_total",
        {{"direction", "tx"}, {"priority", "2"}}},
+      {"mlx5_core",
+       "tx_vport_rdma_unicast_bytes",
+       "fabric_netdev_rdma_unicast_bytes_total",
+       {{"direction", "tx"}}},
       {"bnxt_en", "rx_fcs_err_frames", "fabric_netdev_phy_crc_errors_total", {{"direction", "rx"}}},
       {"virtio_net",
        "rx_queue_0_bytes",
@@ -125,7 +129,7 @@ TEST(DriverStatsTest, PauseDurationsAreConvertedToSeconds) {
 
 TEST(DriverStatsTest, UnknownNamesAndOtherDriversAreNotTyped) {
   EXPECT_FALSE(ClassifyDriverStat("mlx5_core", "rx_cache_reuse"));
-  EXPECT_FALSE(ClassifyDriverStat("mlx5_core", "rx_vport_rdma_unicast_bytes"));
+  EXPECT_FALSE(ClassifyDriverStat("mlx5_core", "rx_vport_rdma_unicast_packets"));
   // A name typed for one driver means nothing for another.
   EXPECT_FALSE(ClassifyDriverStat("ice", "tx_pause_ctrl_phy"));
   EXPECT_FALSE(ClassifyDriverStat("e1000e", "rx_queue_0_packets"));

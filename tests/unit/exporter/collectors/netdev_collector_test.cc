@@ -75,14 +75,19 @@ TEST(NetdevCollectorTest, UnknownStatisticsOnlyByIncludeRegex) {
   EXPECT_EQ(plain.text.find("fabric_netdev_queue_"), std::string::npos);
 
   auto included = ScrapeWith(&MakeNetdevCollector, kNicsTree,
-                             "driver_stats_include: '^tx_vport_rdma_unicast_bytes$'\n"
+                             "driver_stats_include: '^tx_vport_rdma_unicast_packets$'\n"
                              "queue_stats: true\n");
   ASSERT_TRUE(included.status.ok());
   EXPECT_TRUE(Has(included.text,
                   "fabric_netdev_driver_statistic{device=\"ens1f0np0\","
-                  "statistic=\"tx_vport_rdma_unicast_bytes\"} 178034115"))
+                  "statistic=\"tx_vport_rdma_unicast_packets\"} 2210334"))
       << included.text;
-  EXPECT_EQ(included.text.find("rx_vport_rdma_unicast_bytes"), std::string::npos);
+  EXPECT_EQ(included.text.find("rx_vport_rdma_unicast_packets"), std::string::npos);
+  // The vport's RDMA bytes are typed: there without any include.
+  EXPECT_TRUE(Has(plain.text,
+                  "fabric_netdev_rdma_unicast_bytes_total{device=\"ens1f0np0\",direction=\"tx\"} "
+                  "178034115"))
+      << plain.text;
   EXPECT_TRUE(Has(included.text,
                   "fabric_netdev_queue_packets_total{device=\"ens2f0\","
                   "direction=\"rx\",queue=\"3\"} 13690018"));

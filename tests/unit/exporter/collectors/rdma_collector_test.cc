@@ -65,3 +65,86 @@ TEST(RdmaCollectorTest, GarbageCounterDropsOnlyThatPortsCounters) {
 
 }  // namespace
 }  // namespace fabric
+
+namespace fabric {
+namespace {
+
+const std::string kRecording = std::string(kNicsTree) + "/rdma-netlink";
+
+TEST(RdmaCollectorTest, QueuePairsAndCmIdsPerProcessAndPeer) {
+  auto s = ScrapeWith(&MakeRdmaCollector, kNicsTree, "restrack_recording: " + kRecording + "\n");
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  const std::string& t = s.text;
+  // Kernel users by module; the peer from the QP's rdma_cm id, by address
+  // (no fleet in this scrape).
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_queue_pairs{command=\"[rpcrdma]\",device=\"mlx5_0\","
+                  "peer=\"198.18.0.2\",port=\"1\",state=\"RTS\",type=\"RC\"} 2"))
+      << t;
+  // NCCL-style QPs connected without rdma_cm: the kernel knows no peer.
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_queue_pairs{command=\"python3\",device=\"mlx5_0\","
+                  "peer=\"unknown\",pid=\"31337\",port=\"1\",state=\"RTS\",type=\"RC\"} 4"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_queue_pairs{command=\"python3\",device=\"mlx5_0\","
+                  "peer=\"unknown\",pid=\"31337\",port=\"1\",state=\"ERR\",type=\"RC\"} 1"));
+  // A process gone before its comm was read.
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_queue_pairs{command=\"unknown\",device=\"mlx5_0\","
+                  "peer=\"unknown\",pid=\"9999\",port=\"1\",state=\"RTS\",type=\"UD\"} 1"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_cm_ids{command=\"ib_write_bw\",device=\"mlx5_0\","
+                  "peer=\"2001:db8::7\",pid=\"7001\",port=\"1\",port_space=\"TCP\","
+                  "state=\"CONNECT\"} 1"));
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_cm_ids{command=\"rping\",device=\"mlx5_0\",peer=\"none\","
+                  "pid=\"6110\",port=\"1\",port_space=\"TCP\",state=\"LISTEN\"} 1"));
+  EXPECT_TRUE(Has(t, "fabric_rdma_resource_groups_folded{family=\"queue_pairs\"} 0"));
+  // The port series are there beside them.
+  EXPECT_TRUE(Has(t, "fabric_rdma_port_state{device=\"mlx5_0\",port=\"1\"} 4"));
+}
+
+TEST(RdmaCollectorTest, MaxSeriesFoldsTheSmallestGroupsIntoOther) {
+  auto s = ScrapeWith(&MakeRdmaCollector, kNicsTree,
+                      "restrack_recording: " + kRecording + "\nmax_series: 2\n");
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  const std::string& t = s.text;
+  // The two largest groups keep their process: python3's 4 RTS QPs and rpcrdma's 2.
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_queue_pairs{command=\"python3\",device=\"mlx5_0\","
+                  "peer=\"unknown\",pid=\"31337\",port=\"1\",state=\"RTS\",type=\"RC\"} 4"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "fabric_rdma_queue_pairs{command=\"other\",device=\"mlx5_0\",peer=\"other\","
+                  "port=\"1\",state=\"RTS\",type=\"RC\"} 3"));
+  EXPECT_EQ(t.find("command=\"nvme_rdma\""), std::string::npos);
+  EXPECT_NE(t.find("fabric_rdma_resource_groups_folded{family=\"queue_pairs\"} "),
+            std::string::npos);
+}
+
+TEST(RdmaCollectorTest, BrokenDumpFailsTheResourcePartAlone) {
+  fabric::testing::TestDir dir;
+  dir.Write("sys/class/infiniband/mlx5_8/ports/1/state", "4: ACTIVE\n");
+  dir.Write("rdma-netlink/devices.nl", "not netlink at all, just text");
+  auto s = ScrapeWith(&MakeRdmaCollector, dir.path().string(),
+                      "restrack_recording: " + dir.path().string() + "/rdma-netlink\n");
+  ASSERT_TRUE(s.status.ok()) << s.status.error().message;
+  EXPECT_TRUE(Has(s.text, "fabric_rdma_port_state{device=\"mlx5_8\",port=\"1\"} 4")) << s.text;
+  EXPECT_TRUE(Has(s.text,
+                  "fabric_collector_device_errors{collector=\"rdma\",device=\"netlink\","
+                  "source=\"restrack\"} 1"));
+  EXPECT_EQ(s.text.find("fabric_rdma_queue_pairs"), std::string::npos);
+}
+
+TEST(RdmaCollectorTest, RestrackOffAndFixtureTreesWithoutRecordingReportNoResources) {
+  auto off = ScrapeWith(&MakeRdmaCollector, kNicsTree,
+                        "restrack: false\nrestrack_recording: " + kRecording + "\n");
+  ASSERT_TRUE(off.status.ok());
+  EXPECT_EQ(off.text.find("fabric_rdma_queue_pairs"), std::string::npos);
+  auto plain = ScrapeWith(&MakeRdmaCollector, kNicsTree);
+  ASSERT_TRUE(plain.status.ok());
+  EXPECT_EQ(plain.text.find("fabric_rdma_resource_groups_folded"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabric

@@ -609,5 +609,30 @@ TEST(LadderModel, ARungFarBelowItsBestSaysWhatItUsedToDo) {
   EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("it did"), std::string::npos);
 }
 
+// Who uses RDMA on the path: the processes whose queue pairs' rdma_cm ids name the peer, and
+// the QPs connected without rdma_cm, which the kernel places on no path. A fact, never binding.
+TEST(LadderModel, RdmaQueuePairsNameTheProcessesOnThePath) {
+  LadderInput in = HealthyPath();
+  auto users = [](const Ladder& l) {
+    auto it = std::find_if(l.layers.begin(), l.layers.end(),
+                           [](const Layer& layer) { return layer.id == "rdma_users"; });
+    return it == l.layers.end() ? std::optional<Layer>() : std::optional<Layer>(*it);
+  };
+  EXPECT_FALSE(users(BuildLadder(in)).has_value());
+  in.facts.rdma_queue_pairs["node-c"] = {{"[nvme_rdma]", 1}};
+  EXPECT_FALSE(users(BuildLadder(in)).has_value());  // Another peer's.
+  in.facts.rdma_queue_pairs["node-b"] = {{"[rpcrdma]", 2}, {"ib_write_bw", 1}};
+  in.facts.rdma_queue_pairs["unknown"] = {{"python3", 4}};
+  auto layer = users(BuildLadder(in));
+  ASSERT_TRUE(layer.has_value());
+  EXPECT_FALSE(layer->ceiling);
+  EXPECT_FALSE(layer->bytes_per_second.has_value());
+  EXPECT_EQ(layer->status,
+            "to this peer: [rpcrdma] 2, ib_write_bw 1; peer unknown (connected without rdma_cm): "
+            "python3 4");
+  LadderInput without = HealthyPath();
+  EXPECT_EQ(BuildLadder(in).binding_text, BuildLadder(without).binding_text);
+}
+
 }  // namespace
 }  // namespace fabric::ladder

@@ -54,6 +54,24 @@ TEST(ProbeBudget, TotalsEachRoleSinceStart) {
   EXPECT_DOUBLE_EQ(budget.BusySeconds(kT0 + 7300), 30);
 }
 
+TEST(ProbeBudget, RdmaBytesPerLocalPort) {
+  ProbeBudget budget(0.05);
+  budget.SpentRdma(ProbeRole::kRequester, "mlx5_0", 1, 6'000'000'000);
+  budget.SpentRdma(ProbeRole::kRequester, "mlx5_0", 1, 2'000'000'000);
+  budget.SpentRdma(ProbeRole::kRequester, "mlx5_1", 1, 5);
+  const auto rdma = budget.Total(ProbeRole::kRequester).rdma_bytes;
+  ASSERT_EQ(rdma.size(), 2u);
+  EXPECT_EQ(rdma.at({"mlx5_0", 1}), 8'000'000'000u);
+  EXPECT_EQ(rdma.at({"mlx5_1", 1}), 5u);
+  // The TCP byte total is apart from it.
+  EXPECT_EQ(budget.Total(ProbeRole::kRequester).bytes, 0u);
+  EXPECT_TRUE(budget.Total(ProbeRole::kResponder).rdma_bytes.empty());
+  // A reload keeps the counters.
+  ProbeBudget after(0.05);
+  after.Adopt(budget);
+  EXPECT_EQ(after.Total(ProbeRole::kRequester).rdma_bytes.at({"mlx5_0", 1}), 8'000'000'000u);
+}
+
 TEST(ProbeBudget, AReloadKeepsTheHourAndTheTotals) {
   ProbeBudget before(0.05);
   before.Spent(kT0 + 20, 20, ProbeRole::kRequester, 5'000'000'000);

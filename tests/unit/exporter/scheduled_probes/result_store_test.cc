@@ -270,7 +270,10 @@ TEST(ResultStoreTest, PeriodIsTheSchedulesAndEveryRecordExportsIt) {
   EXPECT_EQ(restarted.Find(TcpKey("node-b"))->values.at(ProbeValue::kThroughput), 1.4e10);
 
   auto collector = MakeProbeResultsCollector(store, nullptr, [] {
-    return BudgetState{0.05, 0.02, {120.5, 3'000'000'000}, {60, 2'000'000'000}};
+    return BudgetState{0.05,
+                       0.02,
+                       {120.5, 3'000'000'000, {{{"mlx5_0", 1}, 8'000'000'000}}},
+                       {60, 2'000'000'000, {}}};
   });
   MetricSink sink;
   ASSERT_TRUE(collector->Collect(sink).ok());
@@ -290,6 +293,14 @@ TEST(ResultStoreTest, PeriodIsTheSchedulesAndEveryRecordExportsIt) {
   EXPECT_NE(text.find("fabric_probe_spent_bytes_total{role=\"responder\"} 2000000000"),
             std::string::npos)
       << text;
+  // The RDMA probe's bytes per local port, apart from the TCP streams'.
+  EXPECT_NE(text.find("fabric_probe_spent_rdma_bytes_total{device=\"mlx5_0\",port=\"1\","
+                      "role=\"requester\"} 8000000000"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("fabric_probe_spent_rdma_bytes_total{device=\"mlx5_0\",port=\"1\","
+                      "role=\"responder\""),
+            std::string::npos);
 }
 
 }  // namespace
