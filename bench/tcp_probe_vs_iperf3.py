@@ -30,6 +30,10 @@ Run as root from the repository root after building:
     bench/tcp_probe_vs_iperf3.py --iperf3 PATH --neper PATH [--runs 3] [--duration 4]
         [--paths loopback,veth] [--streams 1,8,32] [--cells sendfile,copy,copy-1M,neper]
         [--sweep sendfile,copy --sweep-blocks 64K,128K,256K,512K,1M,2M,4M] [--json FILE]
+        [--independent 2 | --combine A.json B.json]
+A result must hold run to run: --independent 2 runs the whole benchmark twice as separate
+invocations, the second with the order reversed, and reports each cell per invocation,
+flagging a cell whose invocations disagree on which tool is ahead.
 Without --iperf3 it runs the iperf3 on PATH (Debian 12: 3.12, one thread for
 all streams); without --neper the neper cells are skipped.
 """
@@ -261,9 +265,10 @@ def bench_path(path, tools, args, rows):
     names = list(tools)
     for streams in args.streams:
         for run in range(args.runs):
-            # Rotate who goes first, and reverse every other run.
+            # Rotate who goes first, and reverse every other run (--reverse: the other way
+            # round, so a second invocation starts each cell with the other tool).
             order = names[run % len(names):] + names[:run % len(names)]
-            if run % 2:
+            if run % 2 != args.reverse:
                 order.reverse()
             for key in order:
                 load = load_average()
@@ -379,6 +384,65 @@ def report(rows, tools, cells, args, paths):
                         m[0] / best, m[1], "yes" if m[0] >= 0.95 * best else "no"))
 
 
+def ahead(ratio, cpu_ratio):
+    """Which tool a run's cell favours: throughput at or above 1.0x with CPU per byte at or
+    below 1.0x is fabric_probe's, both the other way the reference's, else split."""
+    if ratio >= 1.0 and cpu_ratio <= 1.0:
+        return "fabric_probe"
+    if ratio < 1.0 and cpu_ratio > 1.0:
+        return "reference"
+    return "split"
+
+
+def report_independent(runs, tools, cells, args, paths):
+    """The cells of two (or more) independent invocations side by side: each invocation's
+    median ratios, and a flag where they disagree on which tool is ahead."""
+    print("\n## Cells over %d independent runs (each its own invocation of %d runs; the second "
+          "with the order reversed). Ahead: fabric_probe when throughput ≥ 1.0x and CPU/GB ≤ "
+          "1.0x, reference when both the other way, else split; DISAGREE where the runs name "
+          "different tools\n" % (len(runs), args.runs))
+    heads = " | ".join("run %d throughput | run %d CPU/GB" % (i + 1, i + 1) for i in range(len(runs)))
+    print("| path | streams | cell | fabric_probe | reference | %s | ahead |" % heads)
+    print("|---|---|---|---|---|%s---|" % ("---|---|" * len(runs)))
+    disagree = 0
+    for path in paths:
+        for streams in args.streams:
+            for name, pkey, rkey in cells:
+                figures, verdicts = [], []
+                for rows in runs:
+                    rows = [r for r in rows if not r.get("failed")]
+                    p, r = medians(rows, path, streams, pkey), medians(rows, path, streams, rkey)
+                    if not p or not r:
+                        break
+                    figures.append("%.2fx | %.2fx" % (p[0] / r[0], p[1] / r[1]))
+                    verdicts.append(ahead(p[0] / r[0], p[1] / r[1]))
+                if len(figures) != len(runs):
+                    continue
+                verdict = verdicts[0] if len(set(verdicts)) == 1 else "DISAGREE (%s)" % ", ".join(verdicts)
+                disagree += len(set(verdicts)) > 1
+                print("| %s | %d | %s | %s | %s | %s | %s |" % (
+                    path, streams, name, tools[pkey].label, tools[rkey].label, " | ".join(figures),
+                    verdict))
+    print("\n%d cell(s) where the runs disagree." % disagree)
+
+
+def run_independently(argv, n):
+    """Runs this script `n` times as separate processes (every second one with --reverse),
+    each writing its rows to a JSON file; returns the rows of each."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="fabric-bench-") as tmp:
+        for i in range(n):
+            out = os.path.join(tmp, "run%d.json" % (i + 1))
+            cmd = [sys.executable, os.path.abspath(__file__), *argv, "--json", out]
+            if i % 2:
+                cmd.append("--reverse")
+            print("\n# Independent run %d of %d: %s" % (i + 1, n, shlex.join(cmd)), flush=True)
+            subprocess.run(cmd, check=True)
+            with open(out) as f:
+                runs.append(json.load(f))
+    return runs
+
+
 def raise_priority(nice):
     """Runs this script and its children at `nice` against the rest of the
     machine. With autogroup scheduling (kernel.sched_autogroup_enabled) a nice
@@ -428,6 +492,16 @@ def main():
                     help="also run the scheduled TCP rung as the exporter does (fabric_probe ladder: "
                          "calibration, then the fastest mode and block) and compare its send figure "
                          "with the best reference on the path")
+    ap.add_argument("--reverse", action="store_true",
+                    help="start the tool rotation the other way round (the second of two "
+                         "independent runs)")
+    ap.add_argument("--independent", type=int, default=0, metavar="N",
+                    help="run the whole benchmark N times as separate invocations (every second "
+                         "one --reverse) and report each cell per invocation, flagging cells whose "
+                         "invocations disagree on which tool is ahead")
+    ap.add_argument("--combine", nargs="+", default=[], metavar="JSON",
+                    help="report the --json files of earlier invocations side by side (as "
+                         "--independent does), running nothing")
     args = ap.parse_args()
     args.streams = [int(s) for s in args.streams.split(",")]
     args.cells = [c for c in args.cells.split(",") if c]
@@ -437,9 +511,31 @@ def main():
     args.sweep = [m for m in args.sweep.split(",") if m]
     args.sweep_blocks = [b for b in args.sweep_blocks.split(",") if b]
     args.probe_args = args.probe_args.split()
+    paths = args.paths.split(",")
+    if args.combine or args.independent:
+        if args.independent:
+            if args.json:
+                ap.error("--independent writes one JSON file per invocation itself")
+            argv, skip = [], False
+            for a in sys.argv[1:]:
+                if skip or a == "--reverse" or a.startswith("--independent="):
+                    skip = False
+                    continue
+                if a == "--independent":
+                    skip = True
+                    continue
+                argv.append(a)
+            runs = run_independently(argv, args.independent)
+        else:
+            runs = []
+            for path in args.combine:
+                with open(path) as f:
+                    runs.append(json.load(f))
+        tools, cells = build_tools(args)
+        report_independent(runs, tools, cells, args, paths)
+        return
     require_executables(ap, [("--probe", args.probe), ("--iperf3", args.iperf3),
                              ("--neper", args.neper)])
-    paths = args.paths.split(",")
     if os.geteuid() != 0:
         sys.exit("needs root: both paths run in network namespaces")
     if args.nice:
