@@ -63,6 +63,8 @@ Status SetSocketKey(SocketRecord& s, std::string_view key, uint64_t v) {
     s.rcvbuf = static_cast<uint32_t>(v);
   } else if (key == "sndbuf") {
     s.sndbuf = static_cast<uint32_t>(v);
+  } else if (key == "rmem_alloc") {
+    s.rmem_alloc = static_cast<uint32_t>(v);
   } else {
     return MakeError("unknown socket key " + Quote(key));
   }

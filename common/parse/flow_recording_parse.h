@@ -8,7 +8,7 @@
 //
 // Socket keys mirror TCP_INFO: cookie state snd_mss rtt_us snd_cwnd rcv_space
 // total_retrans bytes_acked bytes_received delivery_rate busy_us
-// rwnd_limited_us sndbuf_limited_us snd_wnd rcvbuf sndbuf. A key left out is a
+// rwnd_limited_us sndbuf_limited_us snd_wnd rcvbuf sndbuf rmem_alloc. A key left out is a
 // field this kernel did not report. IPv6 endpoints are written [addr]:port.
 #pragma once
 

@@ -46,6 +46,9 @@ struct SocketRecord {
   std::optional<TcpInfo> info;
   std::optional<uint32_t> rcvbuf;  // SK_MEMINFO_RCVBUF / SNDBUF, bytes.
   std::optional<uint32_t> sndbuf;
+  // SK_MEMINFO_RMEM_ALLOC: what the receive queue holds now (data its process has not read,
+  // with the kernel's per-buffer overhead), in the same units as rcvbuf.
+  std::optional<uint32_t> rmem_alloc;
 };
 
 struct InterfaceAddress {

@@ -98,6 +98,9 @@ Status ParseInetDiagBuffer(std::string_view buffer, std::vector<SocketRecord>& o
                 record.info = ParseTcpInfo(data);
               } else if (type == INET_DIAG_SKMEMINFO) {
                 size_t n = data.size() / sizeof(uint32_t);
+                if (n > SK_MEMINFO_RMEM_ALLOC) {
+                  record.rmem_alloc = Load<uint32_t>(data.data() + SK_MEMINFO_RMEM_ALLOC * 4);
+                }
                 if (n > SK_MEMINFO_RCVBUF) {
                   record.rcvbuf = Load<uint32_t>(data.data() + SK_MEMINFO_RCVBUF * 4);
                 }

@@ -82,6 +82,8 @@ std::string_view LimiterName(Limiter limiter) {
       return "application";
     case Limiter::kRemoteSender:
       return "remote_sender";
+    case Limiter::kNotReading:
+      return "not_reading";
     case Limiter::kUnknown:
       return "unknown";
   }
@@ -122,6 +124,10 @@ bool WindowOutgrewFlow(double peak_window, double srtt_seconds, double moved_byt
                        double busy_seconds) {
   if (peak_window < kOpenWindowBytes || srtt_seconds <= 0 || busy_seconds <= 0) return false;
   return peak_window / srtt_seconds >= kWindowOutgrewFlowFactor * moved_bytes / busy_seconds;
+}
+
+bool ReceiverNotReading(std::optional<uint32_t> rmem_alloc, std::optional<uint32_t> rcvbuf) {
+  return rmem_alloc && rcvbuf && *rcvbuf > 0 && *rmem_alloc >= kUnreadQueueShare * *rcvbuf;
 }
 
 std::vector<IpAddress> FlowTracker::LocalAddresses(const FlowSnapshot& snapshot) const {
@@ -168,6 +174,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     LimiterShares shares;
     double dt;
     std::string_view application;
+    bool sending;
   };
   std::vector<Interval> intervals;
   std::set<uint64_t> unnamed;
@@ -212,9 +219,14 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     const double moved = sending ? sent : received;
     if (moved / dt < settings_.bulk_threshold_bytes_per_second) continue;
 
-    Interval interval{&s, moved, 0, Limiter::kRemoteSender, {}, dt, kOther};
+    Interval interval{&s, moved, 0, Limiter::kRemoteSender, {}, dt, kOther, sending};
     interval.shares.fill({Limiter::kRemoteSender, 0});
     interval.shares[0].second = dt * 1e6;
+    // A received flow is the remote sender's to judge, unless this end's own process leaves
+    // its receive queue full (the flow's gauge still says remote_sender: it is received).
+    if (!sending && ReceiverNotReading(s.rmem_alloc, s.rcvbuf)) {
+      interval.shares[0].first = Limiter::kNotReading;
+    }
     if (sending) {
       LimiterTimes times;
       times.interval_us = dt * 1e6;
@@ -268,8 +280,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     MergeInto(report.active[key], flow);
 
     TransferCounters& counters =
-        CountersFor({key.peer, key.application,
-                     interval.limiter == Limiter::kRemoteSender ? "receive" : "send"});
+        CountersFor({key.peer, key.application, interval.sending ? "send" : "receive"});
     counters.bytes += interval.moved;
     counters.retransmits += interval.retransmits;
     for (const auto& [limiter, us] : interval.shares) {

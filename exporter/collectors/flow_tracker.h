@@ -59,6 +59,9 @@ enum class Limiter {
                     // and now keeps closed: the receiving process is not
                     // reading, its buffer is not the cap.
   kRemoteSender,    // The flow mostly receives here: the limit is decided at the peer.
+  kNotReading,      // The flow receives here and this end's process left its receive queue
+                    // full (ReceiverNotReading): time counters only, the flow's gauge says
+                    // remote_sender.
   kUnknown,         // This kernel's tcp_info has no busy/rwnd/sndbuf chronographs.
 };
 std::string_view LimiterName(Limiter limiter);
@@ -101,6 +104,16 @@ bool PeerStoppedReading(double window_now, double peak_window, double mss);
 inline constexpr double kWindowOutgrewFlowFactor = 2;
 bool WindowOutgrewFlow(double peak_window, double srtt_seconds, double moved_bytes,
                        double busy_seconds);
+
+// The same receiver seen from its own end: its receive queue holds at least this share of the
+// buffer (SK_MEMINFO_RMEM_ALLOC against RCVBUF) at a dump, data its process has not read. A
+// process that reads keeps the queue near empty, whatever the rate; one that does not read
+// fills it, and then the kernel drops, shrinks the window or holds back its ACKs, which the
+// sender can take for a slow network. Counted on the receiving end as `not_reading` time of
+// the received flow (fabric_flows_limited_seconds_total{limiter="not_reading"}); the rules
+// join it to the sender's share.
+inline constexpr double kUnreadQueueShare = 0.5;
+bool ReceiverNotReading(std::optional<uint32_t> rmem_alloc, std::optional<uint32_t> rcvbuf);
 
 struct FlowsSettings {
   // A socket is on the fabric when its local address is in one of these

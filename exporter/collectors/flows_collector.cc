@@ -198,8 +198,9 @@ class FlowsCollector : public Collector {
         sink.Counter(Name("limited_seconds_total"),
                      "Flow-seconds each limiter held the bulk flows of a peer and application "
                      "(the tcpi_busy_time, rwnd_limited and sndbuf_limited chronographs; "
-                     "remote_sender for flows that receive here): the share of time, not one "
-                     "scrape, says what limits a transfer whose limiter alternates.",
+                     "remote_sender for flows that receive here, not_reading while this end's "
+                     "process left their receive queue half full or more): the share of time, "
+                     "not one scrape, says what limits a transfer whose limiter alternates.",
                      Labels(key.peer, key.application, {"limiter", &limiter}), seconds);
       }
     }

@@ -53,6 +53,8 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
   local movedRate = 'instance_target_direction:fabric_transfers_bytes:rate',
   local sentStreams = 'instance_target_application:fabric_flows_sent_bulk_flows:max',
   local appShare = 'instance_target_application:fabric_flows_application_limited:ratio',
+  local notReadingShare = 'instance_target_application:fabric_flows_receiver_not_reading:ratio',
+  local heldShare = 'instance_target_application:fabric_flows_application_held:ratio',
   local atStreams = 'instance_target_application:fabric_probe_tcp_at_streams_bytes_per_second:min',
   // What a transfer moved over the window, and what raw TCP carries with as many streams.
   local moved = qe('%s{instance=%%q,target=%%q,application=%%q}' % sentRate, ['instance', 'target', 'application']),
@@ -247,10 +249,53 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
             * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
           )
           / sum by (instance, target, application) (
-            rate(fabric_flows_limited_seconds_total{%(selector)s, limiter!="remote_sender", application!="fabric_probe"}[%(transferWindow)s])
+            rate(fabric_flows_limited_seconds_total{%(selector)s, limiter!~"remote_sender|not_reading", application!="fabric_probe"}[%(transferWindow)s])
             * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
           )
         ||| % c,
+      }, {
+        // The receiving end's own evidence, put on the sender's path (instance of the sender,
+        // target the receiver): the share of its received flows' time its process left the
+        // receive queue half full or more (limiter="not_reading"). A receiver frozen while it
+        // holds its socket (a CPU-starved host) also holds back its ACKs, which the sender
+        // counts as a slow network; only the receiving end can tell.
+        record: notReadingShare,
+        expr: |||
+          max by (instance, target, application) (
+            label_replace(
+              label_replace(
+                sum by (instance, target, application) (
+                  rate(fabric_flows_limited_seconds_total{%(selector)s, limiter="not_reading", application!="fabric_probe"}[%(transferWindow)s])
+                  * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+                )
+                / sum by (instance, target, application) (
+                  rate(fabric_flows_limited_seconds_total{%(selector)s, limiter=~"remote_sender|not_reading", application!="fabric_probe"}[%(transferWindow)s])
+                  * on (instance, peer) group_left (target) instance_peer:fabric_fleet_peer:info
+                )
+                * on (instance) group_left (node) max by (instance, node) (fabric_fleet_node_info{%(selector)s}),
+                "sender", "$1", "target", "(.+)"
+              ),
+              "target", "$1", "node", "(.+)"
+            )
+            * on (sender) group_left (instance)
+              label_replace(
+                max by (instance, node) (fabric_fleet_node_info{%(selector)s}),
+                "sender", "$1", "node", "(.+)"
+              )
+          )
+        ||| % c,
+      }, {
+        // What FabricApplicationProtocolGap judges: the larger of the sender's own share and
+        // its receiver's.
+        record: heldShare,
+        // (`or` keeps a series of the right only where the left has none: the `end` label
+        // keeps both, max drops it).
+        expr: |||
+          max by (instance, target, application) (
+            label_replace(%s, "end", "sender", "", "")
+            or label_replace(%s, "end", "receiver", "", "")
+          )
+        ||| % [appShare, notReadingShare],
       }, {
         // Raw TCP with as many streams as a transfer runs: its stream count x the
         // single-stream rung, at most the N-stream rung, on the same path.
@@ -604,12 +649,12 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
                    app: '%s{application!~"%s|%s|fabric_probe"}' % [sentRate, c.sshApplications, c.copyApplications],
                    streams: sentStreams,
                    raw: atStreams,
-                   share: appShare,
+                   share: heldShare,
                    floor: floor,
                  }), 'An application moves far less than raw TCP with as many streams on the same path.',
                 '{{ $labels.application }} from {{ $labels.instance }} to {{ $labels.target }} moved %sB/s over the last %s on %s connection(s) at most: {{ $value | humanizePercentage }} of the %sB/s raw TCP carries with as many streams on this path (that many times the single-stream probe, at most the multi-stream probe). The application itself held its flows %s of the time (not sending, or its receiver not reading): its protocol, not the network or the socket buffers, is the ceiling.' % [
                   moved, c.transferWindow, streams, rawTcp,
-                  qe('%s{instance=%%q,target=%%q,application=%%q}' % appShare, ['instance', 'target', 'application'], 'humanizePercentage'),
+                  qe('%s{instance=%%q,target=%%q,application=%%q}' % heldShare, ['instance', 'target', 'application'], 'humanizePercentage'),
                 ]),
           // Shape 4 on a real transfer: the process holding the sending socket is a tool that
           // moves the stream through userspace read()/write() buffers (socat, netcat, mbuffer:

@@ -39,17 +39,9 @@ EXPECTED = {
     "mover": SILENT,
 }
 # Cases whose EXPECTED is printed beside what fired but not asserted (their
-# premises are), each for a gap of the instrument that is still open (issue 41):
-# - rsync_daemon: the collector now names a receiver that leaves a wide window
-#   shut `application` (WindowOutgrewFlow: a third of the flow's time here),
-#   but a capped receiver, frozen by its CPU quota while it holds its socket's
-#   lock, also delays its ACKs, and the sender counts that wait as `network`
-#   (busy with nothing rwnd- or sndbuf-limited), so the application's share
-#   stays under appLimitedShare and FabricApplicationProtocolGap is silent.
-#   Telling a receiver's stalled ACKs from a congested path needs evidence
-#   from the receiving end (its unread queue), not yet joined by the rules.
+# premises are), each for a gap of the instrument still open: none now.
 # FABRIC_REAL_APPS_STRICT=1 asserts them too.
-PENDING_MERGE = {"rsync_daemon"}
+PENDING_MERGE = set()
 # ---------------------------------------------------------------------------
 
 STRICT = os.environ.get("FABRIC_REAL_APPS_STRICT") == "1"

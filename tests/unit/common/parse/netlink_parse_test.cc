@@ -71,6 +71,7 @@ std::string DiagMessage(size_t info_len, uint64_t cookie) {
   uint32_t mem[SK_MEMINFO_VARS] = {};
   mem[SK_MEMINFO_RCVBUF] = 131072;
   mem[SK_MEMINFO_SNDBUF] = 212992;
+  mem[SK_MEMINFO_RMEM_ALLOC] = 70000;
   payload += Attribute(INET_DIAG_SKMEMINFO, mem, sizeof(mem));
   return Message(SOCK_DIAG_BY_FAMILY, payload);
 }
@@ -98,6 +99,7 @@ TEST(NetlinkParseTest, InetDiagFullTcpInfo) {
   EXPECT_EQ(s.info->snd_wnd, 65536u);
   EXPECT_EQ(s.rcvbuf, 131072u);
   EXPECT_EQ(s.sndbuf, 212992u);
+  EXPECT_EQ(s.rmem_alloc, 70000u);
 }
 
 TEST(NetlinkParseTest, ShortTcpInfoLeavesNewerFieldsAbsent) {

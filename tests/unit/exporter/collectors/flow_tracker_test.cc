@@ -135,6 +135,37 @@ TEST(FlowTrackerTest, ReceivingFlowsAreDecidedByTheRemoteSender) {
   EXPECT_EQ(r.active.begin()->first.application, "rsync");
 }
 
+// The receiving end's own evidence of a receiver that does not read: its receive queue at
+// least half full at a dump (the rsync daemon on a capped CPU: 0.7-1.3 MB queued of a 1.0-1.4
+// MB buffer). Its time counts as `not_reading` on the received flow; the flow stays received.
+TEST(FlowTrackerTest, AReceiveQueueLeftFullIsTheReceivingApplication) {
+  auto received = [](uint64_t cookie, uint64_t bytes, uint32_t queued) {
+    auto s = Socket(cookie, "198.18.9.1", 873, "198.18.9.2", 40000 + cookie, 10, bytes);
+    s.rcvbuf = 1 << 20;
+    s.rmem_alloc = queued;
+    return s;
+  };
+  FlowTracker tracker(FlowsSettings{});
+  tracker.Update(Snap(0, {received(1, 0, 0), received(2, 0, 0)}));
+  auto r = tracker.Update(Snap(1, {received(1, 40e6, 900 << 10), received(2, 40e6, 100 << 10)}));
+  ASSERT_EQ(r.active.size(), 1u);
+  EXPECT_EQ(r.active.begin()->first.limiter, "remote_sender");
+  EXPECT_EQ(r.active.begin()->second.bulk_flows, 2);
+  const auto& c = r.counters->at({"198.18.9.2", "rsync", "receive"});
+  EXPECT_DOUBLE_EQ(c.bytes, 80e6);
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("not_reading"), 1);    // The full queue's second.
+  EXPECT_DOUBLE_EQ(c.limited_seconds.at("remote_sender"), 1);  // The one read promptly.
+  EXPECT_FALSE(r.counters->contains({"198.18.9.2", "rsync", "send"}));
+}
+
+TEST(ReceiverNotReadingTest, HalfTheBufferQueued) {
+  EXPECT_TRUE(ReceiverNotReading(512 << 10, 1 << 20));
+  EXPECT_FALSE(ReceiverNotReading((512 << 10) - 1, 1 << 20));
+  EXPECT_FALSE(ReceiverNotReading(std::nullopt, 1 << 20));  // Not reported.
+  EXPECT_FALSE(ReceiverNotReading(512 << 10, std::nullopt));
+  EXPECT_FALSE(ReceiverNotReading(0, 0));
+}
+
 TEST(FlowTrackerTest, MissingChronographsGiveUnknown) {
   FlowTracker tracker(FlowsSettings{});
   auto a = Socket(1, "198.18.9.1", 40000, "198.18.9.2", 3260, 0, 0);
