@@ -61,6 +61,46 @@ Result<std::string> NetlinkSocket::Request(const void* request, size_t length, s
   return reply;
 }
 
+Result<NetlinkSocket> NetlinkSocket::Subscribe(int protocol, uint32_t groups, int buffer_bytes) {
+  auto socket = Open(protocol);
+  if (!socket.ok()) return socket;
+  // SO_RCVBUFFORCE goes past net.core.rmem_max for a privileged process; SO_RCVBUF, capped at
+  // rmem_max, is what an unprivileged one gets.
+  if (::setsockopt(socket->fd_.get(), SOL_SOCKET, SO_RCVBUFFORCE, &buffer_bytes,
+                   sizeof(buffer_bytes)) != 0) {
+    ::setsockopt(socket->fd_.get(), SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof(buffer_bytes));
+  }
+  sockaddr_nl local{};
+  local.nl_family = AF_NETLINK;
+  local.nl_groups = groups;
+  if (::bind(socket->fd_.get(), reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
+    return MakeError(std::string("netlink bind to multicast groups: ") + std::strerror(errno));
+  }
+  return socket;
+}
+
+Status NetlinkSocket::Drain(const ParseBuffer& parse, size_t max_bytes, bool& overrun) {
+  overrun = false;
+  std::string buffer(64 * 1024, '\0');
+  size_t total = 0;
+  while (total < max_bytes) {
+    ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == ENOBUFS) {  // Messages were dropped; the ones queued after are still here.
+        overrun = true;
+        continue;
+      }
+      return MakeError(std::string("netlink recv: ") + std::strerror(errno));
+    }
+    total += static_cast<size_t>(n);
+    bool done = false;
+    FABRIC_RETURN_IF_ERROR(parse(std::string_view(buffer.data(), static_cast<size_t>(n)), done));
+  }
+  return OkStatus();
+}
+
 Status NetlinkSocket::Dump(const void* request, size_t length, const ParseBuffer& parse,
                            size_t max_bytes) {
   FABRIC_RETURN_IF_ERROR(Send(request, length));

@@ -38,6 +38,16 @@ class NetlinkSocket {
   using ParseBuffer = std::function<Status(std::string_view buffer, bool& done)>;
   Status Dump(const void* request, size_t length, const ParseBuffer& parse, size_t max_bytes);
 
+  // A socket of `protocol` subscribed to the multicast `groups` (a bitmask, group N is bit
+  // N-1), that never blocks, with a receive buffer of `buffer_bytes` (messages wait there
+  // between two Drain()s). Absent when the kernel has no such protocol; an error when it
+  // refuses the groups (sock_diag's destroy groups need CAP_NET_ADMIN).
+  static Result<NetlinkSocket> Subscribe(int protocol, uint32_t groups, int buffer_bytes);
+  // Feeds every message waiting on a subscribed socket to `parse` (its `done` is ignored: a
+  // multicast stream has no end), up to `max_bytes` per call. Sets `overrun` when the kernel
+  // dropped messages since the last Drain (its buffer was full: ENOBUFS).
+  Status Drain(const ParseBuffer& parse, size_t max_bytes, bool& overrun);
+
  private:
   explicit NetlinkSocket(UniqueFd fd) : fd_(std::move(fd)) {}
   Status Send(const void* request, size_t length);

@@ -112,7 +112,9 @@ Result<std::vector<FlowSnapshot>> ParseFlowRecording(std::string_view text,
       if (!snapshots.empty() && *t <= snapshots.back().monotonic_seconds) {
         return MakeError(where() + "snapshot times must increase");
       }
-      snapshots.push_back({*t, {}, {}});
+      FlowSnapshot snapshot;
+      snapshot.monotonic_seconds = *t;
+      snapshots.push_back(std::move(snapshot));
       continue;
     }
     if (snapshots.empty()) return MakeError(where() + "a `snapshot` line must come first");
@@ -120,10 +122,11 @@ Result<std::vector<FlowSnapshot>> ParseFlowRecording(std::string_view text,
       auto address = fields.size() == 3 ? ParseIpAddress(fields[2]) : MakeError("expected");
       if (!address.ok()) return MakeError(where() + "expected: address INTERFACE IP");
       snapshots.back().addresses.push_back({0, std::string(fields[1]), *address});
-    } else if (fields[0] == "socket") {
+    } else if (fields[0] == "socket" || fields[0] == "destroyed") {
       auto socket = ParseSocketLine(fields);
       if (!socket.ok()) return MakeError(where() + socket.error().message);
-      snapshots.back().sockets.push_back(std::move(*socket));
+      (fields[0] == "socket" ? snapshots.back().sockets : snapshots.back().closed)
+          .push_back(std::move(*socket));
     } else {
       return MakeError(where() + "unknown record " + Quote(fields[0]));
     }

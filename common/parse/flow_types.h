@@ -61,6 +61,12 @@ struct FlowSnapshot {
   double monotonic_seconds = 0;  // When the socket dump was taken.
   std::vector<InterfaceAddress> addresses;
   std::vector<SocketRecord> sockets;
+  // Sockets the kernel destroyed since the snapshot before, with their last TCP_INFO (the
+  // sock_diag destroy group): the bytes a connection moved after the last dump that saw it, or
+  // all of a connection that opened and closed between two dumps.
+  std::vector<SocketRecord> closed;
+  // Some destroyed sockets were not reported (the kernel dropped their messages).
+  bool closed_overrun = false;
 };
 
 }  // namespace fabric

@@ -157,6 +157,69 @@ TransferCounters& FlowTracker::CountersFor(const TransferKey& key) {
   return counters_[{std::string(kOther), key.application, key.direction}];
 }
 
+void FlowTracker::CountClosed(const FlowSnapshot& snapshot, const std::vector<IpAddress>& addresses,
+                              std::optional<double> last_dump,
+                              std::unordered_map<uint64_t, SocketState>& next) {
+  const double now = snapshot.monotonic_seconds;
+  for (const auto& s : snapshot.closed) {
+    if (!s.info || !s.info->bytes_acked || !s.info->bytes_received) continue;
+    if (!OnFabric(s.local, addresses)) continue;
+    // What the last dump that saw it counted (this one, or the one before), else nothing: it
+    // opened and closed between two dumps. Before the exporter's first look, a baseline only.
+    SocketState seen;
+    bool in_this_dump = false;
+    if (auto it = next.find(s.cookie); it != next.end()) {
+      seen = it->second;
+      in_this_dump = true;
+      next.erase(it);
+    } else if (auto before = sockets_.find(s.cookie); before != sockets_.end()) {
+      seen = before->second;
+    } else if (last_dump) {
+      seen.time = *last_dump;
+    } else {
+      continue;
+    }
+    const TcpInfo& info = *s.info;
+    double sent = 0, received = 0;
+    if (!Delta(*info.bytes_acked, seen.acked, sent) ||
+        !Delta(*info.bytes_received, seen.received, received)) {
+      continue;
+    }
+    const bool sending = sent >= received;
+    const double moved = sending ? sent : received;
+    // Bulk as the live sockets are: one in this dump by its interval there (what it moved
+    // after the dump is a tail of it), any other by its rate since it was last seen (at
+    // least what it moved in its life). An interactive session that closes stays out.
+    const double dt = now - seen.time;
+    if (moved <= 0 ||
+        (in_this_dump ? !seen.bulk
+                      : dt <= 0 || moved / dt < settings_.bulk_threshold_bytes_per_second)) {
+      continue;
+    }
+    std::string_view application =
+        ClassifyApplication(settings_.applications, s.local_port, s.remote_port);
+    if (application == kOther && seen.owner) {
+      application = ApplicationOfProcess(*seen.owner).value_or(kOther);
+    }
+    TransferCounters& counters =
+        CountersFor({s.remote.ToString(), std::string(application), sending ? "send" : "receive"});
+    counters.bytes += moved;
+    if (info.total_retrans >= seen.retrans)
+      counters.retransmits += info.total_retrans - seen.retrans;
+    // What held it while busy (when it closed is not known, so no idle time is counted).
+    LimiterTimes times;
+    if (sending && info.busy_us && Delta(*info.busy_us, seen.busy_us, times.busy_us) &&
+        Delta(info.rwnd_limited_us.value_or(0), seen.rwnd_us, times.rwnd_limited_us) &&
+        Delta(info.sndbuf_limited_us.value_or(0), seen.sndbuf_us, times.sndbuf_limited_us)) {
+      times.interval_us = times.busy_us;
+      for (const auto& [limiter, us] : ShareLimiters(times)) {
+        if (us > 0) counters.limited_seconds[std::string(LimiterName(limiter))] += us / 1e6;
+      }
+    }
+    counters.last_update = now;
+  }
+}
+
 FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
   const double now = snapshot.monotonic_seconds;
   std::erase_if(counters_, [&](const auto& entry) {
@@ -218,6 +281,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     const bool sending = sent >= received;
     const double moved = sending ? sent : received;
     if (moved / dt < settings_.bulk_threshold_bytes_per_second) continue;
+    kept.bulk = true;
 
     Interval interval{&s, moved, 0, Limiter::kRemoteSender, {}, dt, kOther, sending};
     interval.shares.fill({Limiter::kRemoteSender, 0});
@@ -288,6 +352,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     }
     counters.last_update = now;
   }
+  CountClosed(snapshot, addresses, last_dump, next);
   sockets_ = std::move(next);
 
   if (report.active.size() > settings_.max_series) {

@@ -211,11 +211,17 @@ class FlowTracker {
     uint32_t retrans = 0;
     double peak_window = 0;            // The largest window the peer advertised.
     std::optional<std::string> owner;  // The process, once looked up.
+    bool bulk = false;                 // Its last interval moved at the bulk threshold or more.
   };
 
   std::vector<IpAddress> LocalAddresses(const FlowSnapshot& snapshot) const;
   bool OnFabric(const IpAddress& local, const std::vector<IpAddress>& addresses) const;
   TransferCounters& CountersFor(const TransferKey& key);
+  // Adds to the counters what each socket of snapshot.closed moved since the dump that last
+  // saw it, and forgets it (from `next`, this dump's sockets).
+  void CountClosed(const FlowSnapshot& snapshot, const std::vector<IpAddress>& addresses,
+                   std::optional<double> last_dump,
+                   std::unordered_map<uint64_t, SocketState>& next);
 
   FlowsSettings settings_;
   OwnerLookup owners_;

@@ -65,10 +65,9 @@ CEILING_SECONDS = 6
 OBSERVE_SECONDS = 30
 QUIET_WITHIN = 45
 RUNGS_WITHIN = 150
-# Transfers of about ten seconds at TARGET: the flows collector reads each
-# connection once a scrape (every second here), so what a connection sends
-# after its last dump before it closes is not seen; a connection of many
-# scrapes is counted nearly whole.
+# Transfers of about ten seconds at TARGET: each is many scrapes long (one a
+# second here); the flows collector counts a connection whole, its last bytes
+# from the kernel's destroy message.
 SIZE = 384 << 20
 # scp per file: one connection per file (the field's: one per file or per
 # 2 GB), several seconds each.

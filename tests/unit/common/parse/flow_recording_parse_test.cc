@@ -13,7 +13,8 @@ TEST(FlowRecordingParseTest, ParsesSnapshotsAddressesAndSockets) {
       "socket 192.0.2.10:40001 192.0.2.20:22 cookie=9 bytes_acked=100 busy_us=7\n"
       "\n"
       "snapshot 20\n"
-      "socket [2001:db8::1]:5 [2001:db8::2]:6800 cookie=1 sndbuf=4096\n",
+      "socket [2001:db8::1]:5 [2001:db8::2]:6800 cookie=1 sndbuf=4096\n"
+      "destroyed 192.0.2.10:40001 192.0.2.20:22 cookie=9 bytes_acked=300 rmem_alloc=0\n",
       "rec");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->size(), 2u);
@@ -33,6 +34,11 @@ TEST(FlowRecordingParseTest, ParsesSnapshotsAddressesAndSockets) {
   EXPECT_TRUE(v6.local.v6);
   EXPECT_EQ(v6.remote_port, 6800);
   EXPECT_EQ(v6.sndbuf, 4096u);
+  EXPECT_TRUE(first.closed.empty());
+  ASSERT_EQ((*r)[1].closed.size(), 1u);  // Destroyed since the snapshot before.
+  EXPECT_EQ((*r)[1].closed[0].cookie, 9u);
+  EXPECT_EQ((*r)[1].closed[0].info->bytes_acked, 300u);
+  EXPECT_EQ((*r)[1].closed[0].rmem_alloc, 0u);
 }
 
 TEST(FlowRecordingParseTest, ErrorsNameTheLine) {

@@ -218,6 +218,33 @@ TEST(FlowTrackerTest, ANewConnectionCountsFromItsFirstByte) {
   EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "ssh", "send"}).bytes, 10e6 + 30e6);
 }
 
+// The sock_diag destroy messages (FlowSnapshot::closed) count what a connection moved after the
+// last dump that saw it, and all of one that opened and closed between two dumps; one seen in
+// this very dump and destroyed after it is counted once. An interactive session that closes
+// stays below the bulk threshold; before the first look, a destroyed socket is a baseline.
+TEST(FlowTrackerTest, DestroyedSocketsCountTheirLastBytes) {
+  auto ssh = [](uint64_t cookie, double acked) {
+    return Socket(cookie, "198.18.9.1", 40000 + cookie, "198.18.9.2", 22, acked, 0);
+  };
+  FlowTracker tracker(FlowsSettings{});
+  FlowSnapshot first = Snap(0, {});
+  first.closed = {ssh(9, 5e9)};
+  EXPECT_TRUE(tracker.Update(first).counters->empty());
+  tracker.Update(Snap(1, {ssh(1, 100e6)}));  // Opened since the first dump: 100 MB.
+  FlowSnapshot later = Snap(2, {ssh(4, 10e6)});
+  later.closed = {ssh(1, 150e6),  // Seen at 1: its last 50 MB.
+                  ssh(2, 80e6),   // Opened and closed between the dumps.
+                  ssh(3, 1000),   // Interactive.
+                  ssh(4, 12e6)};  // In this dump (10 MB) and destroyed after it: 2 MB more.
+  auto r = tracker.Update(later);
+  EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "ssh", "send"}).bytes,
+                   100e6 + 50e6 + 80e6 + 10e6 + 2e6);
+  // Destroyed: gone from the next dump's baselines (a reused cookie starts from zero).
+  r = tracker.Update(Snap(3, {ssh(4, 1e6)}));
+  EXPECT_DOUBLE_EQ(r.counters->at({"198.18.9.2", "ssh", "send"}).bytes,
+                   100e6 + 50e6 + 80e6 + 10e6 + 2e6 + 1e6);
+}
+
 // scp or rsync per file: each connection lives less than a scrape interval.
 // Every one is counted whole, and the transfer is one series all along.
 TEST(FlowTrackerTest, APerFileLoopIsOneTransferOverTime) {
