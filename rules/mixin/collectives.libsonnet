@@ -2,8 +2,8 @@
 // textfiles and nccl-tests' JSON) as the collective rung of each node's ladder, against the
 // RDMA rung of the node's NICs. The recording rules join `fabric-ladder.layers` (the best
 // inter-node bus bandwidth per collective) and `fabric-ladder.ladder` (the rung itself, as
-// layer="collective" of instance:fabric_ladder_bytes_per_second:max, right after the other
-// layers so the line ratio that follows sees it); the alert joins `fabric-ladder.storage`, so
+// layer="collective" of instance:fabric_ladder_bytes_per_second:max, one more `or` of its
+// expression, so the line ratio that follows sees it); the alert joins `fabric-ladder.storage`, so
 // the rule tests' group order stays as it is.
 {
   local c = $._config,
@@ -28,16 +28,14 @@
     },
   ],
 
-  local rung = {
-    // The collective rung: the best collective of the node, beside its other layers.
-    record: ladderRecord,
-    expr: |||
-      label_replace(
-        max by (instance) (%s),
-        "layer", "collective", "", ""
-      )
-    ||| % collective,
-  },
+  // The collective rung: the best collective of the node, one more layer of the node's ladder
+  // record (a second rule recording the same series would be a duplicate to promtool).
+  local rung = |||
+    or label_replace(
+      max by (instance) (%s),
+      "layer", "collective", "", ""
+    )
+  ||| % collective,
 
   local alerts = [
     {
@@ -62,7 +60,7 @@
       if g.name == 'fabric-ladder.layers' then g { rules+: recording }
       else if g.name == 'fabric-ladder.ladder' then g {
         rules: std.flattenArrays([
-          if std.objectHas(r, 'record') && r.record == ladderRecord then [r, rung] else [r]
+          if std.objectHas(r, 'record') && r.record == ladderRecord then [r { expr+: rung }] else [r]
           for r in super.rules
         ]),
       }
