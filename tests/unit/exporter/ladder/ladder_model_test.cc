@@ -604,6 +604,13 @@ TEST(LadderModel, ARungFarBelowItsBestSaysWhatItUsedToDo) {
                              "30 days)"),
             std::string::npos)
       << LayerOf(BuildLadder(in), "tcp_multi").detail;
+  // A CPU-bound or contended result is the harness's, not the path's: not set against it.
+  in.records[1].verdicts[Verdict::kCpuBound] = true;
+  EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("it did"), std::string::npos);
+  in.records[1].verdicts[Verdict::kCpuBound] = false;
+  in.records[1].verdicts[Verdict::kContended] = true;
+  EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("it did"), std::string::npos);
+  in.records[1].verdicts[Verdict::kContended] = false;
   // Within the fraction: a fact not worth a word.
   in.records[1].values[ProbeValue::kThroughput] = 2.1e10;
   EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("it did"), std::string::npos);
