@@ -19,16 +19,23 @@
 namespace fabric {
 namespace {
 
-TEST(NetlinkFlowSourceTest, SeesALoopbackConnectionAndItsBytes) {
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+// A TCP listener on 127.0.0.1 at a port the kernel picks; `addr` gets its address.
+void ListenOnLoopback(UniqueFd& listener, sockaddr_in& addr) {
+  listener = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   ASSERT_TRUE(listener.valid());
-  sockaddr_in addr{};
+  addr = sockaddr_in{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   ASSERT_EQ(::listen(listener.get(), 1), 0);
   socklen_t len = sizeof(addr);
   ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+}
+
+TEST(NetlinkFlowSourceTest, SeesALoopbackConnectionAndItsBytes) {
+  UniqueFd listener;
+  sockaddr_in addr{};
+  ASSERT_NO_FATAL_FAILURE(ListenOnLoopback(listener, addr));
   UniqueFd client(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   ASSERT_EQ(::connect(client.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   UniqueFd server(::accept(listener.get(), nullptr, nullptr));
@@ -76,14 +83,9 @@ TEST(NetlinkFlowSourceTest, AConnectionClosedBetweenSnapshotsComesWithItsLastByt
   if (::geteuid() != 0) GTEST_SKIP() << "the destroy group needs CAP_NET_ADMIN (root)";
   auto source = MakeNetlinkFlowSource();  // Subscribed from here on.
   ASSERT_TRUE(source->Snapshot().ok());
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd listener;
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(::listen(listener.get(), 1), 0);
-  socklen_t len = sizeof(addr);
-  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ASSERT_NO_FATAL_FAILURE(ListenOnLoopback(listener, addr));
   const std::string data(300000, 'x');
   {
     UniqueFd client(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
