@@ -4,14 +4,13 @@ exporter's page at "/" and `fabric_probe ladder --replay` over the same recordin
 show the path to storage1 with its RDMA rung and the NFS client layer naming the mount's
 transport and its rsize/wsize capped at 1 MiB below the 4 MiB asked; the path to storage2 names
 its TCP mount without a cap."""
-import html
 import json
 import os
-import re
 import subprocess
 import unittest
 
 from fabric_testlib.exporter_process import FIXTURES, Exporter, fixture_args
+from fabric_testlib.ladder_sections import ladder_sections
 from fabric_testlib.probe_process import PROBE
 
 TREE = os.path.join(FIXTURES, "nfs-rdma")
@@ -19,21 +18,12 @@ CAP = ("/mnt/backup over rdma, rsize 1.0 MiB, wsize 1.0 MiB (capped: rsize 1.0 M
        "4.0 MiB asked, wsize 1.0 MiB below the 4.0 MiB asked)")
 
 
-def sections(page):
-    """Each ladder section's (markup, text), by its data-peer."""
-    out = {}
-    for m in re.finditer(r'<section class="ladder" [^>]*data-peer="([^"]*)"(.*?)</section>', page, re.S):
-        text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", m.group(2))))
-        out[m.group(1)] = (m.group(2), text)
-    return out
-
-
 class NfsLadderTest(unittest.TestCase):
     def test_the_page_names_the_nfs_rung_and_the_size_cap(self):
         with Exporter(*fixture_args("nfs-rdma")) as exporter:
             status, _, page = exporter.get("/")
         self.assertEqual(status, 200)
-        found = sections(page)
+        found = ladder_sections(page)
         self.assertIn("storage1", found, page[:3000])
         body, text = found["storage1"]
         self.assertIn('data-layer="nfs"', body)

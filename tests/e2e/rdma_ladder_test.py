@@ -4,27 +4,17 @@
 one to node-c and a training job's QPs connected without rdma_cm, the exporter's page at "/"
 names on each path the processes whose QPs' rdma_cm ids name that peer, and `fabric_probe
 ladder --replay --rdma-restrack-recording` names them too."""
-import html
 import json
 import os
-import re
 import subprocess
 import unittest
 
 from fabric_testlib.exporter_process import FIXTURES, Exporter, fixture_args
+from fabric_testlib.ladder_sections import ladder_sections
 from fabric_testlib.probe_process import PROBE
 
 TREE = os.path.join(FIXTURES, "nics")
 UNPLACED = "peer unknown (connected without rdma_cm): fabric_exporter 1, python3 4"
-
-
-def sections(page):
-    """Each ladder section's (markup, text), by its data-peer."""
-    out = {}
-    for m in re.finditer(r'<section class="ladder" [^>]*data-peer="([^"]*)"(.*?)</section>', page, re.S):
-        text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", m.group(2))))
-        out[m.group(1)] = (m.group(2), text)
-    return out
 
 
 class RdmaLadderTest(unittest.TestCase):
@@ -32,7 +22,7 @@ class RdmaLadderTest(unittest.TestCase):
         with Exporter(*fixture_args("nics")) as exporter:
             status, _, page = exporter.get("/")
         self.assertEqual(status, 200)
-        found = sections(page)
+        found = ladder_sections(page)
         self.assertIn("node-b", found, page[:3000])
         body, text = found["node-b"]
         self.assertIn('data-layer="rdma_users"', body)
