@@ -23,6 +23,13 @@ bool Delta(uint64_t now, uint64_t before, double& out) {
   return true;
 }
 
+// Each limiter's share of an interval into the counters' flow-seconds.
+void AddLimitedSeconds(const LimiterShares& shares, TransferCounters& counters) {
+  for (const auto& [limiter, us] : shares) {
+    if (us > 0) counters.limited_seconds[std::string(LimiterName(limiter))] += us / 1e6;
+  }
+}
+
 }  // namespace
 
 std::vector<Application> DefaultApplications(uint16_t probe_port) {
@@ -212,9 +219,7 @@ void FlowTracker::CountClosed(const FlowSnapshot& snapshot, const std::vector<Ip
         Delta(info.rwnd_limited_us.value_or(0), seen.rwnd_us, times.rwnd_limited_us) &&
         Delta(info.sndbuf_limited_us.value_or(0), seen.sndbuf_us, times.sndbuf_limited_us)) {
       times.interval_us = times.busy_us;
-      for (const auto& [limiter, us] : ShareLimiters(times)) {
-        if (us > 0) counters.limited_seconds[std::string(LimiterName(limiter))] += us / 1e6;
-      }
+      AddLimitedSeconds(ShareLimiters(times), counters);
     }
     counters.last_update = now;
   }
@@ -347,9 +352,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
         CountersFor({key.peer, key.application, interval.sending ? "send" : "receive"});
     counters.bytes += interval.moved;
     counters.retransmits += interval.retransmits;
-    for (const auto& [limiter, us] : interval.shares) {
-      if (us > 0) counters.limited_seconds[std::string(LimiterName(limiter))] += us / 1e6;
-    }
+    AddLimitedSeconds(interval.shares, counters);
     counters.last_update = now;
   }
   CountClosed(snapshot, addresses, last_dump, next);

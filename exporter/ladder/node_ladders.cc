@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace fabric::ladder {
 
@@ -22,6 +23,9 @@ std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
     }
   }
   std::vector<Ladder> ladders;
+  // The passive facts depend on the fabric interface only, not on the peer: read the families
+  // once per interface (with a configured one, once), not once per path.
+  std::map<std::string, PassiveFacts> facts_by_interface;
   for (const auto& peer : peers) {
     // The configured fabric interface; without one, the interface the TCP probe's traffic
     // left through.
@@ -35,7 +39,9 @@ std::vector<Ladder> NodeLadders(const Fleet& fleet, bool loopback,
     input.node = self.name;
     input.peer = peer;
     input.loopback = loopback;
-    input.facts = FactsFromFamilies(families, interface, peer_names, history);
+    auto [facts, first] = facts_by_interface.try_emplace(interface);
+    if (first) facts->second = FactsFromFamilies(families, interface, peer_names, history);
+    input.facts = facts->second;
     input.records = records;
     input.now_seconds = now_seconds;
     using probe::Rung;
