@@ -71,6 +71,19 @@ std::string Describe(const HostPort& p) {
 
 }  // namespace
 
+Result<std::string> ResolveAddressText(const std::string& host) {
+  auto addr = Resolve(host, 0, false);
+  if (!addr.ok()) return Unexpected{addr.error()};
+  char text[NI_MAXHOST];
+  int rc = getnameinfo(reinterpret_cast<const sockaddr*>(&*addr), AddrLen(*addr), text,
+                       sizeof(text), nullptr, 0, NI_NUMERICHOST);
+  if (rc != 0) {
+    return MakeError(ErrorCode::kUnreachable, "unreachable: cannot print the address of " +
+                                                  Quote(host) + ": " + gai_strerror(rc));
+  }
+  return std::string(text);
+}
+
 Result<HostPort> ParseHostPort(std::string_view text, uint16_t default_port) {
   HostPort hp;
   hp.port = default_port;

@@ -42,6 +42,10 @@ Result<UniqueFd> Dial(const HostPort& peer, const std::string& bind_address,
 // A listening socket on address:port (SO_REUSEADDR; IPV6_V6ONLY off for "::").
 Result<UniqueFd> Listen(const HostPort& address, int backlog = 128);
 
+// The address Dial connects `host` to (the resolver's first answer), as numeric text: "10.0.0.2",
+// "fd00::2". Errors carry ErrorCode::kUnreachable.
+Result<std::string> ResolveAddressText(const std::string& host);
+
 // The local and peer addresses of a connected socket.
 sockaddr_storage PeerAddress(int fd);
 sockaddr_storage LocalAddress(int fd);

@@ -563,7 +563,32 @@ bool OneOf(std::string_view alternation, std::string_view application) {
   return false;
 }
 
+// A peer's applications in one direction, the busiest first: the one to look at.
+std::vector<std::pair<double, std::string>> RankedApplications(const ApplicationRates& facts,
+                                                               const std::string& peer,
+                                                               const std::string& direction) {
+  std::vector<std::pair<double, std::string>> ranked;
+  auto by_peer = facts.find(peer);
+  if (by_peer == facts.end()) return ranked;
+  auto by_direction = by_peer->second.find(direction);
+  if (by_direction == by_peer->second.end()) return ranked;
+  for (const auto& [application, rate] : by_direction->second) {
+    ranked.emplace_back(rate, application);
+  }
+  std::sort(ranked.begin(), ranked.end(), std::greater<>());
+  return ranked;
+}
+
 }  // namespace
+
+std::string ApplicationNames(const ApplicationRates& facts, const std::string& peer,
+                             const std::string& direction) {
+  std::string out;
+  for (const auto& [rate, application] : RankedApplications(facts, peer, direction)) {
+    out += (out.empty() ? " by " : ", ") + application;
+  }
+  return out;
+}
 
 std::string ApplicationWords(const std::string& application) {
   // The shapes the rules name on the same flows (their _config's sshApplications and
@@ -578,21 +603,10 @@ std::string ApplicationWords(const std::string& application) {
   return application;
 }
 
-std::string ApplicationsWords(
-    const std::map<std::string, std::map<std::string, std::map<std::string, double>>>& facts,
-    const std::string& peer, const std::string& direction) {
-  auto by_peer = facts.find(peer);
-  if (by_peer == facts.end()) return "";
-  auto by_direction = by_peer->second.find(direction);
-  if (by_direction == by_peer->second.end() || by_direction->second.empty()) return "";
-  // The busiest first: the one to look at.
-  std::vector<std::pair<double, std::string>> ranked;
-  for (const auto& [application, rate] : by_direction->second) {
-    ranked.emplace_back(rate, application);
-  }
-  std::sort(ranked.begin(), ranked.end(), std::greater<>());
+std::string ApplicationsWords(const ApplicationRates& facts, const std::string& peer,
+                              const std::string& direction) {
   std::string out;
-  for (const auto& [rate, application] : ranked) {
+  for (const auto& [rate, application] : RankedApplications(facts, peer, direction)) {
     out += (out.empty() ? ": " : "; ") + ApplicationWords(application) + " " + FormatRate(rate);
   }
   return out;
@@ -680,15 +694,19 @@ Ladder BuildLadder(const LadderInput& input) {
   transfers.ceiling = false;
   if (auto it = input.facts.transfers.find(input.peer);
       it != input.facts.transfers.end() && !it->second.empty()) {
-    // The bar is the busier direction (usage, not a ceiling); the detail names both.
+    // The bar is the busier direction (usage, not a ceiling); the detail names both, each with
+    // the applications that move it.
     double busiest = 0;
     for (const auto& [direction, rate] : it->second) {
       busiest = std::max(busiest, rate);
-      transfers.detail +=
-          (transfers.detail.empty() ? "" : ", ") + direction + " " + FormatRate(rate);
+      transfers.detail += (transfers.detail.empty() ? "" : ", ") + direction + " " +
+                          FormatRate(rate) +
+                          ApplicationNames(input.facts.applications, input.peer, direction);
     }
     transfers.bytes_per_second = busiest;
-    transfers.detail += " (bulk flows now)";
+    transfers.detail +=
+        " (" +
+        (input.transfers_seen.empty() ? std::string("bulk flows now") : input.transfers_seen) + ")";
   } else {
     transfers.status = !input.transfers_absent_reason.empty() ? input.transfers_absent_reason
                                                               : "no bulk flow to this peer now";

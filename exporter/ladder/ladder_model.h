@@ -35,6 +35,10 @@ struct CollectiveFact {
   double bytes_per_second = 0;
 };
 
+// Bytes/s by peer name, direction ("send", "receive") and application.
+using ApplicationRates =
+    std::map<std::string, std::map<std::string, std::map<std::string, double>>>;
+
 // What the node's collectors know, independent of any probe.
 struct PassiveFacts {
   std::string interface;               // The fabric interface; empty when unknown.
@@ -52,7 +56,7 @@ struct PassiveFacts {
   std::map<std::string, std::map<std::string, double>> transfers;
   // The same flows by peer name, direction and application (the flows collector's
   // `application`: a port's or the socket owner's name), so the page names who moves them.
-  std::map<std::string, std::map<std::string, std::map<std::string, double>>> applications;
+  ApplicationRates applications;
   // The same two over the rules' transferWindow (`collectors.flows.window`): bytes/s averaged
   // over the scrapes of the window since each application started moving, as
   // instance_target_direction:fabric_transfers_bytes:rate has them from the counters. What
@@ -63,7 +67,7 @@ struct PassiveFacts {
   struct WindowedTransfers {
     double window_seconds = 0;
     std::map<std::string, std::map<std::string, double>> transfers;
-    std::map<std::string, std::map<std::string, std::map<std::string, double>>> applications;
+    ApplicationRates applications;
   } windowed;
   // The socket-buffer maxima by sysctl name (net.core.rmem_max, net.core.wmem_max,
   // net.ipv4.tcp_rmem, net.ipv4.tcp_wmem: the largest buffer each lets a socket have), bytes.
@@ -89,6 +93,8 @@ struct LadderInput {
   std::map<probe::Rung, std::string> absent_reasons;
   // Said for the real-transfers layer without a flow; default "no bulk flow to this peer now".
   std::string transfers_absent_reason;
+  // When the real-transfers layer's flows were seen; default "bulk flows now".
+  std::string transfers_seen;
 };
 
 struct Layer {
@@ -145,9 +151,11 @@ std::string FormatRate(double bytes_per_second);
 std::string ApplicationWords(const std::string& application);
 // ": ssh (...) 1.2 Gbit/s; rsync (...) 800 Mbit/s" for a peer's flows in one direction, the
 // busiest first; "" without any.
-std::string ApplicationsWords(
-    const std::map<std::string, std::map<std::string, std::map<std::string, double>>>& facts,
-    const std::string& peer, const std::string& direction);
+std::string ApplicationsWords(const ApplicationRates& facts, const std::string& peer,
+                              const std::string& direction);
+// " by ssh, rsync": the same applications by name only, for the real-transfers layer.
+std::string ApplicationNames(const ApplicationRates& facts, const std::string& peer,
+                             const std::string& direction);
 // "92%", "4.8%".
 std::string FormatPercent(double fraction);
 // The self-check verdicts of the ladder in one sentence.

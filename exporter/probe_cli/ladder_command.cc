@@ -14,17 +14,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "active-probes/cli/arg_parse.h"
+#include "active-probes/control/conn.h"
 #include "active-probes/probe/error_kinds.h"
 #include "active-probes/probe/probe.h"
 #include "common/clock.h"
 #include "common/flags.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/parse/ip_address.h"
 #include "common/read/sysroot.h"
 #include "common/stop_token.h"
 #include "common/thread_name.h"
@@ -62,6 +67,11 @@ constexpr char kHelp[] =
     "With --collective-directory DIR (the exporter's collectors.collective.directory) the\n"
     "NCCL collectives layer shows the best bus bandwidth across nodes from NCCL Inspector's\n"
     "textfiles and nccl-tests' JSON there, against the RDMA rung.\n"
+    "\n"
+    "The real-transfers layer is the bulk TCP traffic with the peer while the probes ran (the\n"
+    "exporter's flows collector, looked at before the first probe and after the last), by the\n"
+    "application that moves it (ssh, rsync, socat...; the probes' own flows left out); a\n"
+    "transfer far below the N-stream TCP rung is named in that application's words.\n"
     "\n"
     "The RDMA queue pairs layer names the processes whose connected queue pairs the kernel's\n"
     "RDMA resource tracking places on the path to the peer (their rdma_cm id's destination), and\n"
@@ -164,16 +174,63 @@ std::string Outcome(const ResultStore& store, Rung rung) {
   return failure.empty() ? "no result" : "failed (" + failure + ")";
 }
 
+// The real transfers with the peer while the ladder runs: the exporter's flows collector, looked
+// at before the first probe and again after the last, so each application's goodput is its
+// average over the run (a per-file loop counts whole, its closed connections from the kernel's
+// destroy messages) and the probes' own flows are left out by the responder's port.
+class TransfersDuringRun {
+ public:
+  // `peer` is the ladder's peer name, `host` what the probes dial.
+  TransfersDuringRun(const SysRoot& root, const std::string& peer, const std::string& host,
+                     uint16_t probe_port) {
+    auto address = ResolveAddressText(host);
+    if (!address.ok()) return;  // The TCP rung says why it cannot reach the peer.
+    auto canonical = ParseIpAddress(*address);
+    if (!canonical.ok()) return;
+    peer_names_[canonical->ToString()] = peer;
+    fleet_.self = "this host";
+    fleet_.nodes.push_back(FleetNode{peer, canonical->ToString(), "", 0});
+    for (const auto& spec : CollectorTable()) {
+      if (spec.name == "flows") flows_ = spec.factory({root, settings_, &fleet_, probe_port});
+    }
+    MetricSink first;
+    if (flows_ == nullptr || !flows_->Collect(first).ok()) flows_.reset();
+    started_ = std::chrono::steady_clock::now();
+  }
+
+  // The second look, into `sink`; the seconds the run took. The collector serves a look less
+  // than a second after the last one from that one, so a shorter run waits out the second.
+  double Finish(MetricSink& sink) {
+    if (flows_ == nullptr) return 0;
+    std::this_thread::sleep_until(started_ + std::chrono::seconds(1));
+    MetricSink own;
+    if (!flows_->Collect(own).ok()) return 0;
+    sink.MergeFrom(std::move(own));
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+
+  const std::map<std::string, std::string>& peer_names() const { return peer_names_; }
+
+ private:
+  Fleet fleet_;
+  ConfigNode settings_;
+  std::unique_ptr<Collector> flows_;
+  std::map<std::string, std::string> peer_names_;  // The peer's address -> its name.
+  std::chrono::steady_clock::time_point started_;
+};
+
 // The interface, PCIe, socket-buffer, NFS and RDMA queue-pair facts of this host (or of the trees
 // under `root`), from the exporter's own netdev, pcie, sockbuf, nfs and rdma collectors, so they
-// agree with what it publishes. `peer` (a name or HOST[:PORT]) stands for the fleet: an NFS mount
-// whose server, or an rdma_cm id whose destination, is that name or host is on the path;
-// `nfs_requested` is the nfs collector's requested_options_file, `rdma_recording` the rdma
-// collector's restrack_recording (empty: none).
+// agree with what it publishes, and with `transfers` its real transfers to the peer during the
+// run. `peer` (a name or HOST[:PORT]) stands for the fleet: an NFS mount whose server, or an
+// rdma_cm id whose destination, is that name or host is on the path; `nfs_requested` is the nfs
+// collector's requested_options_file, `rdma_recording` the rdma collector's restrack_recording
+// (empty: none).
 ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface,
                                const std::string& peer, const std::string& nfs_requested,
                                const std::string& collective_directory,
-                               const std::string& rdma_recording) {
+                               const std::string& rdma_recording,
+                               TransfersDuringRun* transfers = nullptr) {
   std::string host = peer;
   if (!host.empty() && host.front() == '[') {
     host = host.substr(1, host.find(']') - 1);
@@ -206,7 +263,13 @@ ladder::PassiveFacts HostFacts(const SysRoot& root, const std::string& interface
     auto collector = spec.factory({root, settings, &fleet});
     if (collector->Collect(own).ok()) sink.MergeFrom(std::move(own));
   }
-  return ladder::FactsFromFamilies(sink.TakeSorted(), interface, {});
+  if (transfers == nullptr) return ladder::FactsFromFamilies(sink.TakeSorted(), interface, {});
+  const double seconds = transfers->Finish(sink);
+  ladder::PassiveFacts facts =
+      ladder::FactsFromFamilies(sink.TakeSorted(), interface, transfers->peer_names());
+  // One look over the whole run: the shapes say over how long.
+  facts.windowed.window_seconds = seconds;
+  return facts;
 }
 
 // Blocks SIGINT, SIGTERM and SIGUSR1 in every thread (the probes start their own), for the
@@ -262,7 +325,7 @@ int ReplayLadder(const FlagSet& flags) {
   input.facts = HostFacts(root, interface, input.peer, flags.GetString("nfs-requested-options"),
                           flags.GetString("collective-directory"),
                           flags.GetString("rdma-restrack-recording"));
-  input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
+  input.transfers_absent_reason = "not in a recording (--replay holds probe results only)";
   ladder::Ladder result = ladder::BuildLadder(input);
   PrintLadder(result, flags.GetBool("json"));
   for (const auto& layer : result.layers) {
@@ -370,6 +433,7 @@ int RunLadderCommand(int argc, char** argv) {
   const double tcp_run =
       2 * (tcp.duration_seconds + tcp.warmup_seconds + TcpCalibrationSeconds(tcp.calibration)) + 1;
   ResultStore store;
+  TransfersDuringRun transfers(root, peer.name, peer.address, tcp.port);
   // Ctrl-C ends the running rung at once (a storage run removes its files); the ladder of what
   // finished is still printed.
   StopSource stop;
@@ -440,7 +504,7 @@ int RunLadderCommand(int argc, char** argv) {
   input.facts = HostFacts(SysRoot(flags.GetString("path.procfs"), flags.GetString("path.sysfs")),
                           interface, input.peer, flags.GetString("nfs-requested-options"),
                           flags.GetString("collective-directory"),
-                          flags.GetString("rdma-restrack-recording"));
+                          flags.GetString("rdma-restrack-recording"), &transfers);
   // A rung without a result was either not asked for or cut short (an interrupted run records
   // nothing, so that it cannot pass for a measurement).
   const bool has_storage = !storage.directory.empty();
@@ -451,7 +515,8 @@ int RunLadderCommand(int argc, char** argv) {
       {Rung::kTcpSingle, tcp.single_stream ? cut_short : "not run (--no-single-stream)"},
       {Rung::kStorageRead, has_storage ? cut_short : "not run (no --storage)"},
       {Rung::kStorageWrite, has_storage ? cut_short : "not run (no --storage)"}};
-  input.transfers_absent_reason = "not observed by fabric_probe (the exporter's flows)";
+  input.transfers_absent_reason = "no bulk flow to this peer while the probes ran";
+  input.transfers_seen = "bulk flows while the probes ran";
   ladder::Ladder result = ladder::BuildLadder(input);
   for (auto& layer : result.layers) layer.age_seconds = -1;  // All of them just ran.
   PrintLadder(result, flags.GetBool("json"));

@@ -436,6 +436,12 @@ TEST(LadderModel, TransfersBelowTheLadderOnTheRulesEvidence) {
   EXPECT_DOUBLE_EQ(*LayerOf(l, "transfers").bytes_per_second, 2.0e9);
   EXPECT_EQ(LayerOf(l, "transfers").detail,
             "receive 16.0 Gbit/s, send 8.0 Gbit/s (bulk flows now)");
+  // Each direction names the applications that move it, the busiest first; the CLI says when
+  // it saw them.
+  in.facts.applications["node-b"]["send"] = {{"rsync", 0.2e9}, {"ssh", 0.8e9}};
+  in.transfers_seen = "bulk flows while the probes ran";
+  EXPECT_EQ(LayerOf(BuildLadder(in), "transfers").detail,
+            "receive 16.0 Gbit/s, send 8.0 Gbit/s by ssh, rsync (bulk flows while the probes ran)");
 }
 
 // The NFS mounts on the peer: a layer only where there are some, naming the transport and a
