@@ -448,7 +448,8 @@ void DetectShapes(const LadderInput& input, Ladder& ladder) {
     name("harness_limited_" + std::string(spec.label),
          std::string(spec.title) + " " + why + ": a harness ceiling, not the fabric");
   }
-  // Shape 10 (FabricTransmitAsymmetry), per node: the best N-stream send that shared no path
+  // Shape 10 (FabricTransmitAsymmetry), per node, on the latest results (the alert waits until
+  // every send of txRxWindow is slow): the best N-stream send that shared no path
   // (cpu_bound kept: a CPU-starved transmit side is the shape), on paths whose route is the
   // fabric's, against the best clean receive (neither cpu_bound nor contended).
   double send = -1, receive = -1;

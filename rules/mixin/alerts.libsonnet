@@ -436,20 +436,23 @@ local flow = '{{ if eq $labels.direction "receive" }}from {{ $labels.target }} t
           ||| % c, 'Socket buffers are smaller than the bandwidth-delay product.',
                 // Every maximum below the product, by name (fixing one of two leaves the other).
                 'Line rate x RTT on %s is {{ $value | humanize1024 }}B, but %s: a TCP connection whose buffer is capped below the bandwidth-delay product cannot keep the link full (net.core.rmem_max/wmem_max cap applications that size their own buffers, tcp_rmem/tcp_wmem cap autotuning).' % [node, '{{ $bdp := $value }}{{ $sep := "" }}{{ range printf `instance_sysctl:fabric_socket_buffer_max_bytes:max{instance=%q}` $labels.instance | query | sortByLabel "sysctl" }}{{ if lt .Value $bdp }}{{ $sep }}{{ .Labels.sysctl }} is {{ .Value | humanize1024 }}B{{ $sep = ", " }}{{ end }}{{ end }}']),
-          // Shape 10: the node's best clean-or-CPU-bound send against its best receive, with
-          // the same probe. Contended runs measured a share; paths whose route leaves through
-          // the wrong interface (shape 13) are left out: their send is the other NIC's speed.
+          // Shape 10: the node's best clean-or-CPU-bound send over txRxWindow against its best
+          // receive, with the same probe. Contended runs measured a share; paths whose route
+          // leaves through the wrong interface (shape 13) are left out: their send is the
+          // other NIC's speed. Every send of the window must be slow: a run that shared the
+          // host or the path below what its self-checks flag is one run, not the node.
           alert('FabricTransmitAsymmetry', 'warning', |||
             max by (instance) (
-              %(u)s{probe="tcp_multi", direction="send"}
+              max_over_time(%(u)s{probe="tcp_multi", direction="send"}[%(txRxWindow)s])
               unless on (instance, target)
                 (max by (instance, target) (fabric_probe_egress_matches_expected{%(selector)s, probe="path"}) == 0)
             )
             / max by (instance) (%(clean)s{probe="tcp_multi", direction="receive"})
             < %(txRxRatio)s
           ||| % (c { u: uncontended, clean: clean }), 'A node transmits far slower than it receives.',
-                '{{ $labels.instance }} sends at {{ $value | humanizePercentage }} of the rate it receives with the same multi-stream probe (%s streams): its transmit side (CPU clock, IRQ placement) is the limit.%s' % [
+                '{{ $labels.instance }} sends at {{ $value | humanizePercentage }} of the rate it receives with the same multi-stream probe (%s streams), at best over the last %s: its transmit side (CPU clock, IRQ placement) is the limit.%s' % [
                   qe('max(fabric_probe_streams{probe="tcp_multi",direction="send",instance=%q})', ['instance'], 'printf "%.0f"'),
+                  c.txRxWindow,
                   '{{ with printf `max(fabric_probe_throughput_bytes_per_second{probe="tcp_multi_sweep",direction="send",instance=%q})` $labels.instance | query }} The stream sweep reached {{ . | first | value | humanize }}B/s with more streams: transmit from this node with more streams, or move it to faster cores.{{ end }}',
                 ]),
           alert('FabricTxPauseAboveFleetMedian', 'warning', |||

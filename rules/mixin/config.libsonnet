@@ -60,8 +60,12 @@
     // fraction of raw TCP with as many streams below which such a transfer is named.
     copyApplications: 'socat|netcat|mbuffer',
     copyTransferRatio: 0.5,
-    // TX/RX asymmetry: a node's best send below this fraction of its best receive.
+    // TX/RX asymmetry: a node's best send over txRxWindow below this fraction of its best
+    // receive. A node's transmit side is a property of its hardware and holds in every run; the
+    // window (three default 10-minute rounds) keeps one run that shared the host or the path
+    // without tripping a self-check from standing for the node.
     txRxRatio: 0.85,
+    txRxWindow: '30m',
     // TX pause: a node above this multiple of the fleet median, and above a floor.
     pauseMedianFactor: 10,
     pauseMinPerHour: 500,

@@ -4,14 +4,15 @@ as JSON and as a table with bars, progress only on a terminal, and the exit stat
 import json
 import os
 import pty
-import random
 import signal
+import socket
 import subprocess
 import tempfile
 import time
 import unittest
 
 from fabric_testlib import probe_process
+from fabric_testlib.listening import free_port
 from fabric_testlib.probe_process import PROBE, write_secret
 
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))
@@ -36,10 +37,18 @@ class LadderCliTest(unittest.TestCase):
         cls.secret = write_secret(cls.tmp.name, "secret", "fabric-ladder-cli-test-secret")
         cls.storage = os.path.join(cls.tmp.name, "storage")  # on disk: O_DIRECT
         os.mkdir(cls.storage)
-        cls.port = random.randint(30000, 39999)
-        cls.peer = f"127.0.0.1:{cls.port}"
-        cls.serve = Serve("--listen", cls.peer, "--allow", "127.0.0.0/8", "--secret-file", cls.secret)
-        cls.serve.__enter__()
+        # A port the kernel found free; another process may bind it before the responder does
+        # (it then exits at start-up), so a few tries.
+        for attempt in range(5):
+            cls.port = free_port()
+            cls.peer = f"127.0.0.1:{cls.port}"
+            cls.serve = Serve("--listen", cls.peer, "--allow", "127.0.0.0/8", "--secret-file", cls.secret)
+            try:
+                cls.serve.__enter__()
+                break
+            except RuntimeError:
+                if attempt == 4:
+                    raise
 
     @classmethod
     def tearDownClass(cls):
@@ -143,8 +152,11 @@ class LadderCliTest(unittest.TestCase):
         self.assertRegex(out, r"storage write +- +- +interrupted before it finished")
 
     def test_refused_peer_prints_the_ladder_and_exits_1(self):
-        p = subprocess.run([PROBE, "ladder", "--peer", f"127.0.0.1:{self.port + 1}", "--secret-file", self.secret,
-                            *SHORT], capture_output=True, text=True, timeout=60)
+        # A port this test holds bound and not listening: the kernel refuses every connection.
+        with socket.socket() as held:
+            held.bind(("127.0.0.1", 0))
+            p = subprocess.run([PROBE, "ladder", "--peer", f"127.0.0.1:{held.getsockname()[1]}",
+                                "--secret-file", self.secret, *SHORT], capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r"N-stream TCP +- +- +connection refused \(is the responder running\?\)")
 

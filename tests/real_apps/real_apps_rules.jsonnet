@@ -14,6 +14,10 @@ local mixin = (import 'rules/mixin/mixin.libsonnet') + {
     probeFailingFor: '30s',
     probeNeverRanFor: '60s',
     transferPageFor: '8s',
+    // Three of the test's 12-second rounds, as the shipped 30m is three 10-minute ones: one
+    // send run beside a case's transfer (under the contended check's 10%) on a loaded host is
+    // one run, not the node's transmit side.
+    txRxWindow: '36s',
     // The window the transfer alerts judge rates and limiter shares over (5m
     // shipped): a case observes its program for OBSERVE_SECONDS.
     transferWindow: '15s',

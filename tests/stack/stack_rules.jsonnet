@@ -16,6 +16,8 @@ local mixin = (import 'rules/mixin/mixin.libsonnet') + {
     probeFailingFor: '30s',
     probeNeverRanFor: '60s',
     probeStaleSeconds: 120,
+    // Three of the test's 7-second rounds, as the shipped 30m is three 10-minute ones.
+    txRxWindow: '21s',
     // Drift alerts: "what it was" reaches over the whole test, and a change
     // stays shown long enough to be seen, short enough to resolve.
     driftLookback: '15m',
