@@ -220,11 +220,28 @@ class RealAppsTest(unittest.TestCase):
         "instance_target_application:fabric_flows_sent_bytes:rate",
         "instance_target_application:fabric_flows_sent_bulk_flows:max",
         "instance_target_application:fabric_flows_application_limited:ratio",
+        "instance_target_application:fabric_flows_receiver_not_reading:ratio",
+        "instance_target_application:fabric_flows_application_held:ratio",
+        'max_over_time(instance_target_application:fabric_flows_application_held:ratio[30s])',
+        'min_over_time(instance_target_application:fabric_flows_application_held:ratio[30s])',
+        'sum by (instance, application, limiter) (rate(fabric_flows_limited_seconds_total[30s]))',
         "instance_target_application:fabric_probe_tcp_at_streams_bytes_per_second:min",
         "instance_target:fabric_transfers_floor_bytes_per_second:max",
         "instance_target_direction:fabric_transfers_bytes_per_second:sum",
         'instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max'
         '{probe=~"tcp_multi|tcp_single"}',
+        'instance_target_direction:fabric_probe_clean_throughput_bytes_per_second:max'
+        '{probe=~"tcp_multi|tcp_single"}',
+        'fabric_probe_throughput_bytes_per_second{probe="tcp_multi"}',
+        'fabric_probe_verdict{probe="tcp_multi"} == 1',
+        'time() - fabric_probe_uncontended_timestamp_seconds{probe="tcp_multi"}',
+        'time() - fabric_probe_clean_timestamp_seconds{probe="tcp_multi"}',
+        'max_over_time(fabric_probe_verdict{probe="tcp_multi"}[3m]) == 1',
+        'min_over_time(fabric_probe_throughput_bytes_per_second{probe="tcp_multi"}[3m])',
+        'max_over_time(fabric_probe_local_cpu_ratio{probe="tcp_multi"}[3m])',
+        'max_over_time(fabric_probe_remote_cpu_ratio{probe="tcp_multi"}[3m])',
+        'min_over_time(instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second'
+        ':max{probe="tcp_multi"}[3m])',
         "ALERTS",
     )
 
