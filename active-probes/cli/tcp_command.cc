@@ -31,7 +31,8 @@ int RunTcpCommand(int argc, char** argv) {
                   "zerocopy (MSG_ZEROCOPY)",
                   "sendfile");
   flags.AddString("block", "BYTES", "Bytes per send call", "256K");
-  flags.AddString("recv-block", "BYTES", "Bytes per receive call, both sides (0 = 128K)", "0");
+  flags.AddString("recv-block", "BYTES",
+                  "Bytes per receive call, both sides (0 = the send block, at least 128K)", "0");
   flags.AddString("sweep", "N,N,...", "Run these stream counts in turn and find saturation", "");
   flags.AddString("bind", "ADDR", "Source address", "");
   flags.AddString("sndbuf", "BYTES", "SO_SNDBUF on our data sockets (0 = autotune)", "0");

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/vfs.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -156,7 +157,8 @@ StreamSet::StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t m
     : payload_(std::move(payload)),
       mode_(mode),
       max_bytes_(max_bytes_per_stream),
-      recv_block_(recv_block != 0 ? recv_block : kDefaultRecvBlock),
+      recv_block_(recv_block != 0 ? recv_block
+                                  : DefaultRecvBlock(static_cast<uint32_t>(payload_->block()))),
       unsent_limit_(unsent_limit) {}
 
 StreamSet::~StreamSet() {
@@ -347,6 +349,8 @@ std::string StreamSet::FirstError() const {
   }
   return "";
 }
+
+uint32_t DefaultRecvBlock(uint32_t send_block) { return std::max(kDefaultRecvBlock, send_block); }
 
 std::vector<int> AllowedCpus() {
   cpu_set_t set;

@@ -84,14 +84,23 @@ struct StreamSnapshot {
   std::optional<std::chrono::steady_clock::time_point> peer_closed;
 };
 
-// Bytes per receive call when the request names none. Independent of the send
-// block: with 1 MiB sends, 1 MiB receives moved 13-15% less than 128 KiB ones
-// on loopback and veth, at up to 13% more CPU per byte (docs/performance.md).
+// The least bytes per receive call when the request names none.
 inline constexpr uint32_t kDefaultRecvBlock = 128 * 1024;
+
+// Bytes per receive call when the run names none: the send block, at least
+// kDefaultRecvBlock, as iperf3 -l sizes both ends. With receive batching
+// (receive_batching.h) a 1 MiB stream read in 128 KiB calls woke its receiver
+// eight times per block: on veth, one stream, 1 MiB sends, 1 MiB receives moved
+// 25-41 Gbit/s against 19-24 with 128 KiB in each of 4 alternating pairs, at
+// 0.26-0.41 against 0.44-0.53 CPU-s/GB; on loopback 59-63 against 53-61 (3 of
+// 4 pairs) at 0.19-0.20 against 0.22-0.27 (bench/tcp_probe_vs_iperf3.py
+// --probe-args "--no-pin --recv-block 1M", 2026-12-07). Before the batching the
+// same comparison had gone the other way. Pure.
+uint32_t DefaultRecvBlock(uint32_t send_block);
 
 class StreamSet {
  public:
-  // recv_block: bytes per receive call (0: kDefaultRecvBlock). unsent_limit:
+  // recv_block: bytes per receive call (0: DefaultRecvBlock of the payload's block). unsent_limit:
   // TCP_NOTSENT_LOWAT on every sending stream (0: the kernel's default; see
   // unsent_limit.h).
   StreamSet(std::shared_ptr<Payload> payload, SendMode mode, uint64_t max_bytes_per_stream,

@@ -144,7 +144,9 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   req.warmup_ms = static_cast<uint64_t>(o.warmup.count());
   req.mode = o.mode;
   req.block = o.block;
-  req.recv_block = o.recv_block;
+  // Named in the request, so the responder receives in the same size.
+  const uint32_t recv_block = o.recv_block != 0 ? o.recv_block : DefaultRecvBlock(o.block);
+  req.recv_block = recv_block;
   req.peer_rcvbuf = o.peer_rcvbuf;
   req.peer_sndbuf = o.peer_sndbuf;
   // Each side sends on o.streams streams (or none), so one limit serves both.
@@ -203,7 +205,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
                      "refused: responder did not start the streams" +
                          (ready.ok() ? " (" + ready->verb + ")" : ": " + ready.error().message));
   }
-  StreamSet streams(*payload, o.mode, 0, o.recv_block, unsent_limit);
+  StreamSet streams(*payload, o.mode, 0, recv_block, unsent_limit);
   streams.CountInto(ctx.moved_bytes);
   if (auto s = streams.Start(std::move(specs)); !s.ok()) return Unexpected{s.error()};
 
@@ -272,7 +274,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   r.direction = std::string(DirectionName(o.direction));
   r.mode = std::string(SendModeName(o.mode));
   r.block = o.block;
-  r.recv_block = o.recv_block != 0 ? o.recv_block : kDefaultRecvBlock;
+  r.recv_block = recv_block;
   r.duration_seconds = std::chrono::duration<double>(o.duration).count();
   r.warmup_seconds = std::chrono::duration<double>(o.warmup).count();
   if (up) r.directions.push_back(Combine(Direction::kSend, *remote, local, 0, req.up));

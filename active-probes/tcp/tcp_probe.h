@@ -31,9 +31,8 @@ struct TcpProbeOptions {
   // Bytes per send call: 256 KiB used less CPU per byte than 128 KiB
   // (iperf3's default) and than 1 MiB in our loopback runs.
   uint32_t block = 256 * 1024;
-  // Bytes per receive call, on both sides; 0: kDefaultRecvBlock (128 KiB).
-  // Receives used to be max(block, 128 KiB), which slowed large send blocks
-  // down at the receiver (docs/performance.md).
+  // Bytes per receive call, on both sides; 0: DefaultRecvBlock(block), the send
+  // block and at least 128 KiB (stream_io.h says why).
   uint32_t recv_block = 0;
   int sndbuf = 0;  // our data sockets; 0 = autotune
   int rcvbuf = 0;

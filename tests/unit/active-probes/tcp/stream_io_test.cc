@@ -120,5 +120,12 @@ TEST_F(OneReceiverTest, RecordsWhenThePeerClosed) {
   EXPECT_EQ(s[0].bytes, chunk.size());
 }
 
+// Unnamed, a run receives in its send block's size, never in less than 128 KiB.
+TEST(DefaultRecvBlockTest, IsTheSendBlockAtLeast128K) {
+  EXPECT_EQ(DefaultRecvBlock(16 * 1024), kDefaultRecvBlock);
+  EXPECT_EQ(DefaultRecvBlock(128 * 1024), 128u * 1024);
+  EXPECT_EQ(DefaultRecvBlock(1024 * 1024), 1024u * 1024);
+}
+
 }  // namespace
 }  // namespace fabric::probe

@@ -146,6 +146,20 @@ TEST_F(LoopbackProbeTest, BothSidesSetTheUnsentLimitAndReportIt) {
   EXPECT_EQ(kernel->directions[0].unsent_limit, 0);
 }
 
+TEST_F(LoopbackProbeTest, ReceivesInTheSendBlockUnlessARunNamesItsOwn) {
+  auto o = Options();
+  o.mode = SendMode::kCopy;
+  o.block = 1024 * 1024;
+  auto automatic = RunTcpProbe(o, Ctx());
+  ASSERT_TRUE(automatic.ok()) << automatic.error().message;
+  EXPECT_EQ(automatic->recv_block, 1024u * 1024);
+  EXPECT_GT(automatic->directions[0].bytes, 0u);
+  o.recv_block = 64 * 1024;
+  auto named = RunTcpProbe(o, Ctx());
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  EXPECT_EQ(named->recv_block, 64u * 1024);
+}
+
 TEST_F(LoopbackProbeTest, WrongSecretIsAuthError) {
   auto o = Options();
   o.secret = "some-other-secret-0123456789";
