@@ -41,10 +41,12 @@ int RunTcpCommand(int argc, char** argv) {
                   "0");
   flags.AddString("peer-sndbuf", "BYTES", "Ask the responder for this SO_SNDBUF (0 = its own)",
                   "0");
-  flags.AddString("unsent-limit", "auto|BYTES",
-                  "Unsent data each sending stream may queue (TCP_NOTSENT_LOWAT), both sides; "
-                  "auto = 4M shared by the streams, at least 64K; 0 = the kernel's default",
-                  "auto");
+  flags.AddString(
+      "unsent-limit", "auto|BYTES",
+      "Unsent data each sending stream may queue (TCP_NOTSENT_LOWAT), both sides; "
+      "auto = 4M shared by the streams, at least 64K, none for blocks under 64K; 0 = the "
+      "kernel's default",
+      "auto");
   flags.AddBool("pin", "Pin each stream thread to its own CPU", true);
   flags.AddBool("numa-local", "Pin to CPUs of the NIC's NUMA node", false);
   flags.AddString("cpus", "LIST", "Pin stream threads to these CPUs, e.g. 0-3,8", "");

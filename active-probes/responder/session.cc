@@ -171,7 +171,7 @@ Session::Outcome Session::Run() {
   // Per-session byte limit, split over the streams that carry payload.
   uint64_t per_stream_limit = options_.max_bytes == 0 ? 0 : options_.max_bytes / req->total();
   StreamSet streams(*payload, req->mode, per_stream_limit, req->recv_block,
-                    req->unsent_limit.value_or(AutoUnsentLimit(req->down)));
+                    req->unsent_limit.value_or(AutoUnsentLimit(req->down, req->block)));
   std::vector<StreamSpec> specs;
   std::vector<bool> send;
   std::vector<int> cpus = options_.pin ? AllowedCpus() : std::vector<int>{};

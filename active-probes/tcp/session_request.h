@@ -22,7 +22,7 @@ struct SessionRequest {
   uint32_t peer_rcvbuf = 0;  // SO_RCVBUF the responder sets on its data sockets; 0 = autotune
   uint32_t peer_sndbuf = 0;
   // TCP_NOTSENT_LOWAT on the responder's sending streams; 0 = the kernel's default; unset (a
-  // requester from before it was added) = AutoUnsentLimit(down).
+  // requester from before it was added) = AutoUnsentLimit(down, block).
   std::optional<uint32_t> unsent_limit;
 
   uint32_t total() const { return up + down; }

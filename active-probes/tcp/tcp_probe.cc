@@ -150,7 +150,7 @@ Result<TcpProbeResult> RunOnce(const TcpProbeOptions& o, const ProbeContext& ctx
   req.peer_rcvbuf = o.peer_rcvbuf;
   req.peer_sndbuf = o.peer_sndbuf;
   // Each side sends on o.streams streams (or none), so one limit serves both.
-  const uint32_t unsent_limit = o.unsent_limit.value_or(AutoUnsentLimit(o.streams));
+  const uint32_t unsent_limit = o.unsent_limit.value_or(AutoUnsentLimit(o.streams, o.block));
   req.unsent_limit = unsent_limit;
   if (auto s = control.Write(RequestToMessage(req), idle()); !s.ok()) return Unexpected{s.error()};
   auto accept = control.Read(idle());

@@ -39,7 +39,7 @@ struct TcpProbeOptions {
   uint32_t peer_rcvbuf = 0;  // asked of the responder; 0 = its default
   uint32_t peer_sndbuf = 0;
   // TCP_NOTSENT_LOWAT on every sending stream, both sides; 0 = the kernel's default; unset =
-  // AutoUnsentLimit(streams) (unsent_limit.h).
+  // AutoUnsentLimit(streams, block) (unsent_limit.h).
   std::optional<uint32_t> unsent_limit;
   bool pin = true;          // one CPU per stream thread
   bool numa_local = false;  // ... chosen from the NIC's NUMA node

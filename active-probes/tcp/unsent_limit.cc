@@ -11,7 +11,8 @@
 
 namespace fabric::probe {
 
-uint32_t AutoUnsentLimit(uint32_t sending_streams) {
+uint32_t AutoUnsentLimit(uint32_t sending_streams, uint32_t send_block) {
+  if (send_block < kFullPacketBytes) return 0;
   return std::max(kMinUnsentLimitBytes, kUnsentBudgetBytes / std::max(sending_streams, 1u));
 }
 

@@ -131,7 +131,16 @@ TEST_F(LoopbackProbeTest, BothSidesSetTheUnsentLimitAndReportIt) {
   auto automatic = RunTcpProbe(o, Ctx());
   ASSERT_TRUE(automatic.ok()) << automatic.error().message;
   ASSERT_EQ(automatic->directions.size(), 2u);
-  for (const auto& d : automatic->directions) EXPECT_EQ(d.unsent_limit, AutoUnsentLimit(2));
+  ASSERT_GT(AutoUnsentLimit(2, o.block), 0u);
+  for (const auto& d : automatic->directions)
+    EXPECT_EQ(d.unsent_limit, AutoUnsentLimit(2, o.block));
+
+  o.block = 16 * 1024;  // under a full packet: automatic is the kernel's default on both sides
+  auto small = RunTcpProbe(o, Ctx());
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  ASSERT_EQ(small->directions.size(), 2u);
+  for (const auto& d : small->directions) EXPECT_EQ(d.unsent_limit, 0);
+  o.block = Options().block;
 
   o.unsent_limit = 100000;
   auto set = RunTcpProbe(o, Ctx());

@@ -18,16 +18,27 @@
 namespace fabric::probe {
 namespace {
 
+constexpr uint32_t k128K = 128u << 10;
+
 TEST(UnsentLimitTest, AutoSharesTheBudgetAmongTheSendingStreams) {
-  EXPECT_EQ(AutoUnsentLimit(1), 4u << 20);
-  EXPECT_EQ(AutoUnsentLimit(8), 512u << 10);
-  EXPECT_EQ(AutoUnsentLimit(32), 128u << 10);
-  EXPECT_EQ(AutoUnsentLimit(3), (4u << 20) / 3);
+  EXPECT_EQ(AutoUnsentLimit(1, k128K), 4u << 20);
+  EXPECT_EQ(AutoUnsentLimit(8, k128K), 512u << 10);
+  EXPECT_EQ(AutoUnsentLimit(32, k128K), 128u << 10);
+  EXPECT_EQ(AutoUnsentLimit(3, k128K), (4u << 20) / 3);
   // Never below the floor, however many streams.
-  EXPECT_EQ(AutoUnsentLimit(64), 64u << 10);
-  EXPECT_EQ(AutoUnsentLimit(4096), 64u << 10);
+  EXPECT_EQ(AutoUnsentLimit(64, k128K), 64u << 10);
+  EXPECT_EQ(AutoUnsentLimit(4096, k128K), 64u << 10);
   // A side with no sending streams: no division by zero, the whole budget.
-  EXPECT_EQ(AutoUnsentLimit(0), 4u << 20);
+  EXPECT_EQ(AutoUnsentLimit(0, k128K), 4u << 20);
+}
+
+// Writes smaller than a full packet are left to the kernel's default: a tight limit sends each
+// of them as a packet of its own size.
+TEST(UnsentLimitTest, NoAutomaticLimitForBlocksUnderAFullPacket) {
+  EXPECT_EQ(AutoUnsentLimit(32, 16u << 10), 0u);
+  EXPECT_EQ(AutoUnsentLimit(1, (64u << 10) - 1), 0u);
+  EXPECT_EQ(AutoUnsentLimit(32, 64u << 10), 128u << 10);
+  EXPECT_EQ(AutoUnsentLimit(32, 1u << 20), 128u << 10);
 }
 
 TEST(UnsentLimitTest, WhatARunMayAskFor) {
@@ -39,7 +50,9 @@ TEST(UnsentLimitTest, WhatARunMayAskFor) {
   EXPECT_FALSE(UnsentLimitAllowed((1ull << 30) + 1));
   // The automatic limit is always one of them.
   for (uint32_t streams : {0u, 1u, 7u, 64u, 4096u, 1u << 20}) {
-    EXPECT_TRUE(UnsentLimitAllowed(AutoUnsentLimit(streams))) << streams;
+    for (uint32_t block : {1u << 10, 16u << 10, 64u << 10, 1u << 20}) {
+      EXPECT_TRUE(UnsentLimitAllowed(AutoUnsentLimit(streams, block))) << streams << " " << block;
+    }
   }
 }
 
