@@ -3,15 +3,16 @@ the rsync daemon, socat and iperf3 servers on the receiving node, and the
 transfers (scp, rsync over ssh and to the daemon, scp per file, dd | socat,
 parallel iperf3) started on the sending node.
 
-The applications under test run in a cpu cgroup capped at a fraction of one
-CPU (`CpuCap`): on this small host the line is shaped to 3 Gbit/s, and the
-cap gives an application the CPU per byte of line that one core has on a
-100 GbE host, where ssh's one encrypting core reaches a few percent of the
-line (issue 41: a restore at 8% of it). The cap bounds an application's own
-ceiling from above (a busy host only lowers it), so "far below the proven
-rung" holds on a loaded CI machine too; the test measures each ceiling and
-checks that relation before it judges any alert. The healthy mover runs
-uncapped: it is the control that the path carries what the probe proved."""
+The applications under test run in cpu cgroups capped at a fraction of one
+CPU (`CpuCap`), one per end, as two hosts each have their own CPUs: on this
+small host the line is shaped to 3 Gbit/s, and a cap gives an application
+the CPU per byte of line that one core has on a 100 GbE host, where ssh's one
+encrypting core reaches a few percent of the line (issue 41: a restore at 8%
+of it). The cap bounds an application's own ceiling from above (a busy host
+only lowers it), so "far below the proven rung" holds on a loaded CI machine
+too; the test measures each ceiling and checks that relation before it judges
+any alert. The healthy mover runs uncapped: it is the control that the path
+carries what the probe proved."""
 import os
 import subprocess
 import threading
@@ -26,8 +27,8 @@ def netns_cmd(ns, *args):
 
 
 class CpuCap:
-    """A cpu cgroup capped at `fraction` of one CPU; `wrap(args)` runs a
-    command inside it. The test runs under `ip netns exec`, whose sysfs hides
+    """A cpu cgroup capped at `fraction` of one CPU (None: not capped);
+    `wrap(args)` runs a command inside it. The test runs under `ip netns exec`, whose sysfs hides
     the host's /sys/fs/cgroup: the cpu hierarchy (cgroup v1's `cpu`
     controller, else cgroup v2) is mounted again at `mountpoint`."""
 
@@ -66,14 +67,19 @@ class CpuCap:
         raise RuntimeError("no cpu cgroup hierarchy (cgroup v1 `cpu` or cgroup v2) is mounted")
 
     def set(self, fraction):
-        """Caps the group at `fraction` of one CPU from now on (running processes too)."""
-        quota = max(1000, int(fraction * self.PERIOD_US))  # the kernel's least quota: 1 ms
+        """Caps the group at `fraction` of one CPU from now on (running
+        processes too); None lifts the cap."""
+        if fraction is None:
+            quota = None
+            self.fraction = None
+        else:
+            quota = max(1000, int(fraction * self.PERIOD_US))  # the kernel's least quota: 1 ms
+            self.fraction = quota / self.PERIOD_US
         if self.version == 1:
             self._write("cpu.cfs_period_us", self.PERIOD_US)
-            self._write("cpu.cfs_quota_us", quota)
+            self._write("cpu.cfs_quota_us", -1 if quota is None else quota)
         else:
-            self._write("cpu.max", f"{quota} {self.PERIOD_US}")
-        self.fraction = quota / self.PERIOD_US
+            self._write("cpu.max", f"{'max' if quota is None else quota} {self.PERIOD_US}")
 
     def _write(self, key, value):
         with open(os.path.join(self.path, key), "w") as f:
@@ -111,7 +117,8 @@ class CpuCap:
 class Servers:
     """The receiving node's servers: sshd (port 22), the rsync daemon (873),
     a socat sink (5500, the dd | socat case) and iperf3 (5201). Keys, configs
-    and the rsync module's directory live under `tmp`."""
+    and the rsync module's directory live under `tmp`; all but iperf3 (the
+    healthy mover's) run in the receiving end's `cap`."""
 
     SOCAT_PORT = 5500
 
@@ -254,7 +261,7 @@ def run_until(cmd, stopping, moved):
 
 class Sender:
     """The transfers of each case, started in the sending namespace (inside
-    the cap) against `servers`."""
+    the sending end's `cap`) against `servers`."""
 
     def __init__(self, tmp, ns, servers, cap):
         self.tmp, self.ns, self.servers, self.cap = tmp, ns, servers, cap
