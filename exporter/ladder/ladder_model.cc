@@ -101,6 +101,27 @@ std::string UsedToDoWords(const ProbeRecord& r, double rate) {
          Printf("%.0f days", rule_config::kLongBaselineWindowSeconds / 86400) + ")";
 }
 
+// The result a contended run leaves standing: the last uncontended one the store kept, while
+// younger than the rules' age limit (they divide by the same one; the ladder's recording rule
+// instance_target_direction:fabric_ladder_bytes_per_second:max shows the same).
+std::optional<KeptResult> StandingUncontended(const ProbeRecord& r, const LadderInput& input) {
+  if (!Raised(r, Verdict::kContended) || !r.uncontended) return std::nullopt;
+  if (input.now_seconds > 0 && input.now_seconds - r.uncontended->timestamp_seconds >=
+                                   rule_config::kProbeEvidenceMaxAgeSeconds) {
+    return std::nullopt;
+  }
+  return r.uncontended;
+}
+
+// " 40 s ago", " 12 min ago", " 3 h ago"; empty without a clock.
+std::string Ago(double then, double now) {
+  if (now <= 0 || then <= 0 || now < then) return "";
+  const double s = now - then;
+  if (s < 120) return Printf(" %.0f s ago", s);
+  if (s < 7200) return Printf(" %.0f min ago", s / 60);
+  return Printf(" %.0f h ago", s / 3600);
+}
+
 Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& records,
                 const LadderInput& input) {
   Layer layer;
@@ -125,12 +146,22 @@ Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& rec
     double rate = Value(*r, ProbeValue::kThroughput);
     if (rate < 0) continue;
     layer.self_checked = true;
+    // A run that shared its path with other traffic measured what was left beside it (a
+    // transfer, another probe), not what the path carries: the bar stays at the uncontended
+    // result the rules judge by, and the words give both and its age.
+    std::string words = FormatRate(rate) + ModeWords(*r) + UsedToDoWords(*r, rate);
+    if (auto standing = StandingUncontended(*r, input)) {
+      words = FormatRate(standing->bytes_per_second) + ModeWords(*r) + " without other traffic" +
+              Ago(standing->timestamp_seconds, input.now_seconds) + " (the last run, " +
+              FormatRate(rate) + ", shared the path)";
+      rate = standing->bytes_per_second;
+    }
     if (!layer.bytes_per_second || rate < *layer.bytes_per_second) layer.bytes_per_second = rate;
     if (!detail.empty()) detail += ", ";
     if (r->key.direction != Direction::kNone) {
       detail += std::string(probe::DirectionName(r->key.direction)) + " ";
     }
-    detail += FormatRate(rate) + ModeWords(*r) + UsedToDoWords(*r, rate);
+    detail += words;
     // In the verdicts' name order (the table's).
     for (const auto& [verdict, raised] : r->verdicts) {
       std::string name(probe::VerdictName(verdict));

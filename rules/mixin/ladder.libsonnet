@@ -135,11 +135,21 @@
         name: 'fabric-ladder.ladder',
         rules: [
           {
+            // A rung's latest result, unless it shared its path with other traffic
+            // (contended): then the last uncontended one while it stands (younger than
+            // probeEvidenceMaxAgeSeconds), what the path carries rather than what a transfer
+            // left of it. The ladder page shows the same.
             record: pairs,
             expr: |||
               max by (instance, target, direction, layer) (
                 label_replace(
-                  instance_target_direction:fabric_probe_throughput_bytes_per_second:max,
+                  (
+                    instance_target_direction:fabric_probe_uncontended_throughput_bytes_per_second:max
+                    and on (instance, probe, target, direction)
+                      (fabric_probe_verdict{%(selector)s, verdict="contended"} == 1)
+                  )
+                  or on (instance, probe, target, direction)
+                    instance_target_direction:fabric_probe_throughput_bytes_per_second:max,
                   "layer", "$1", "probe", "(.+)"
                 )
               )
@@ -164,7 +174,7 @@
                 + on (instance) group_left () instance:fabric_pcie_ceiling_bytes_per_second:min,
                 "layer", "pcie", "", ""
               )
-            |||,
+            ||| % c,
           },
           {
             record: 'instance_target_direction:fabric_ladder_line_ratio:max',

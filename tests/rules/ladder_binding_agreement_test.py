@@ -26,8 +26,11 @@ and checks that the rules compute, for the same samples, what the page shows:
 Cases: the nics fixture as recorded (tcp_multi binds every path; storage
 binds on the page), the same NIC behind the x4 slot of pcie-x4-slot (pcie
 binds), the nics results with a slower RDMA rung to node-b (rdma binds one
-direction of one path, tcp_multi the rest), and the nics NIC at 10 Gb/s (the
-line binds). Exits 77 without promtool.
+direction of one path, tcp_multi the rest), the nics NIC at 10 Gb/s (the
+line binds), and the nics results with node-b's tcp_multi send run contended
+at 1.5 GB/s beside a kept uncontended result of ten minutes before (both show
+the kept one: tcp_multi still binds, at its uncontended figure). Exits 77
+without promtool.
 """
 import html.parser
 import json
@@ -36,6 +39,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from fabric_testlib import rule_eval
 from fabric_testlib.exporter_process import FIXTURES, SOURCE_DIR, Exporter
@@ -238,13 +242,15 @@ def split(recording, direction):
 
 
 def case(tmp, name, sysfs, iface, recording, pcie_settings):
+    """(promtool agreed, summary, promtool's output, the node's binding layers, the pages
+    of each direction)."""
     full, metrics = run_exporter(tmp, name, sysfs, iface, recording, pcie_settings)
     by_direction = {d: run_exporter(tmp, f'{name}-{d}', sysfs, iface, split(recording, d),
                                     pcie_settings)[0] for d in ('send', 'receive')}
     storage_targets = {r['target'] for r in recording['results'] if r['probe'].startswith('storage_')}
     assert len(storage_targets) <= 1, storage_targets  # The page shows one storage directory.
     storage_target = next(iter(storage_targets), None)
-    return promtool_test(tmp, name, metrics, full, by_direction, storage_target)
+    return (*promtool_test(tmp, name, metrics, full, by_direction, storage_target), by_direction)
 
 
 def main():
@@ -264,6 +270,17 @@ def main():
         shutil.copytree(nics_sys, slow_line, symlinks=True)
         with open(os.path.join(slow_line, 'class', 'net', 'ens1f0np0', 'speed'), 'w') as f:
             f.write('10000\n')
+        contended = json.loads(json.dumps(nics_rec))
+        kept = None
+        for r in contended['results']:
+            if (r['probe'], r['target'], r['direction']) == ('tcp_multi', 'node-b', 'send'):
+                kept = r['values']['throughput_bytes_per_second']
+                r['values']['throughput_bytes_per_second'] = 1.5e9
+                r['verdicts']['contended'] = True
+                # Ten minutes ago by the clock the page reads: within the rules' age limit
+                # on both sides (promtool's time() starts at 0).
+                r['uncontended'] = {'timestamp': time.time() - 600, 'bytes_per_second': kept}
+        assert kept, 'the nics recording has no tcp_multi send result to node-b'
         x4 = os.path.join(FIXTURES, 'pcie-x4-slot')
         # Each case with the layer it is there to make bind for the node: a
         # fixture change that loses it makes the case prove less, so it fails.
@@ -273,9 +290,16 @@ def main():
              {'pci_ids_file': pci_ids, 'config_space_dump': os.path.join(x4, 'lspci-xxxx.txt')}),
             ('slow-rdma', 'rdma', nics_sys, 'ens1f0np0', slow_rdma, {}),
             ('slow-line', 'line', slow_line, 'ens1f0np0', nics_rec, {}),
+            ('contended', 'tcp_multi', nics_sys, 'ens1f0np0', contended, {}),
         ]
         for name, binds, *args in cases:
-            ok, summary, output, node_layers = case(tmp, name, *args)
+            ok, summary, output, node_layers, by_direction = case(tmp, name, *args)
+            if name == 'contended':
+                shown = by_direction['send']['node-b']['tcp_multi']['bytes']
+                if shown is None or abs(shown / kept - 1) > 1e-6:
+                    failed += 1
+                    print(f'FAIL contended: the page shows {shown} for node-b\'s tcp_multi send, '
+                          f'not the kept uncontended {kept}')
             print(('ok   ' if ok else 'FAIL ') + summary)
             if not ok:
                 failed += 1

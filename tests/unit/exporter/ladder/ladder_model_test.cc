@@ -622,6 +622,38 @@ TEST(LadderModel, ARungFarBelowItsBestSaysWhatItUsedToDo) {
   EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("it did"), std::string::npos);
 }
 
+// A run that shared its path (contended) measured what a transfer left of it: the bar and the
+// binding layer stay at the uncontended result the store kept (the one the rules divide by),
+// the words give both and its age (issue 41.4: the page named N-stream TCP at 1.2 Gbit/s the
+// binding layer while a mover ran 3.0 Gbit/s over the path).
+TEST(LadderModel, AContendedRunLeavesTheUncontendedResultOnTheBar) {
+  LadderInput in = HealthyPath();
+  in.records[1].values[ProbeValue::kThroughput] = 1.5e8;
+  in.records[1].verdicts[Verdict::kContended] = true;
+  in.records[1].uncontended = KeptResult{kNow - 600, 11.5e9};
+  Ladder l = BuildLadder(in);
+  const Layer& multi = LayerOf(l, "tcp_multi");
+  EXPECT_DOUBLE_EQ(*multi.bytes_per_second, 11.0e9);  // The receive direction, uncontended.
+  EXPECT_NE(multi.detail.find("send 92.0 Gbit/s without other traffic 10 min ago (the last "
+                              "run, 1.2 Gbit/s, shared the path)"),
+            std::string::npos)
+      << multi.detail;
+  EXPECT_NE(std::find(multi.verdicts.begin(), multi.verdicts.end(), "contended"),
+            multi.verdicts.end());
+  EXPECT_EQ(BindingId(l), "storage_read");  // As on the healthy path.
+  // Past the rules' age limit the kept result proves nothing: the contended run is what is left.
+  in.records[1].uncontended->timestamp_seconds = kNow - rule_config::kProbeEvidenceMaxAgeSeconds;
+  l = BuildLadder(in);
+  EXPECT_DOUBLE_EQ(*LayerOf(l, "tcp_multi").bytes_per_second, 1.5e8);
+  EXPECT_EQ(LayerOf(l, "tcp_multi").detail.find("without other traffic"), std::string::npos);
+  EXPECT_EQ(BindingId(l), "tcp_multi");
+  // An uncontended run is its own number.
+  in.records[1].verdicts[Verdict::kContended] = false;
+  in.records[1].uncontended = KeptResult{in.records[1].timestamp_seconds, 1.5e8};
+  EXPECT_EQ(LayerOf(BuildLadder(in), "tcp_multi").detail.find("without other traffic"),
+            std::string::npos);
+}
+
 // Who uses RDMA on the path: the processes whose queue pairs' rdma_cm ids name the peer, and
 // the QPs connected without rdma_cm, which the kernel places on no path. A fact, never binding.
 TEST(LadderModel, RdmaQueuePairsNameTheProcessesOnThePath) {
