@@ -18,6 +18,7 @@ import time
 import unittest
 
 from fabric_testlib.exporter_process import Exporter
+from fabric_testlib.listening import free_port
 
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))
 DEADLINE_SECONDS = 120
@@ -98,7 +99,7 @@ class ComparisonRunsTest(unittest.TestCase):
             os.chmod(os.path.join(state, "probe.secret"), 0o600)
             path = os.path.join(state, "fabric_exporter.yml")
             with open(path, "w") as f:
-                f.write(config(state, random.randint(20000, 29999)))
+                f.write(config(state, free_port()))
             start = time.monotonic()
             with Exporter("--config.file=" + path) as exporter:
                 got = {}

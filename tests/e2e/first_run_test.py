@@ -4,7 +4,6 @@
 responder over loopback; within about a minute the TCP and storage rungs have results, and the
 page at "/" draws them as a loopback ladder."""
 import os
-import random
 import re
 import stat
 import subprocess
@@ -14,6 +13,7 @@ import unittest
 import urllib.request
 
 from fabric_testlib.exporter_process import SOURCE_DIR, Exporter
+from fabric_testlib.listening import free_port
 
 ARTIFACTS = os.environ.get("FABRIC_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "fabric-test-artifacts"))
 DEADLINE_SECONDS = 60
@@ -25,7 +25,7 @@ class FirstRunTest(unittest.TestCase):
         # The storage rung needs O_DIRECT: a directory on disk (the build tree), not a tmpfs.
         os.makedirs(ARTIFACTS, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="first-run-", dir=ARTIFACTS) as state:
-            port = random.randint(20000, 29999)
+            port = free_port()
             config = subprocess.run(
                 [os.path.join(SOURCE_DIR, "scripts", "first-run-config"), "--state-dir", state,
                  "--probe-port", str(port)], check=True, capture_output=True, text=True).stdout.strip()

@@ -21,6 +21,7 @@ import unittest
 
 from fabric_testlib.exporter_process import Exporter, samples
 from fabric_testlib.fleet_digest import fleet_digest
+from fabric_testlib.listening import free_port
 
 TWO = [{"name": "node-a", "address": "127.0.0.1", "interface": "lo"},
        {"name": "node-b", "address": "127.0.1.2", "interface": "lo"}]
@@ -115,7 +116,7 @@ probes:
   max_splay: 0s
   path: {{enabled: false}}
   tcp: {{round: 24h, duration: 200ms, warmup: 0s, streams: 2, single_stream: false,
-         port: {random.randint(20000, 29999)}, calibration: {{enabled: false}}}}
+         port: {free_port()}, calibration: {{enabled: false}}}}
 """)
             with Exporter("--config.file=" + config, "--config.reload-interval=1s") as e:
                 body = e.metrics()

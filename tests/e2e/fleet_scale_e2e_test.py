@@ -16,6 +16,7 @@ import time
 import unittest
 
 from fabric_testlib.exporter_process import Exporter
+from fabric_testlib.listening import free_port
 
 NODES = 40
 RACKS = 4
@@ -84,7 +85,7 @@ class FleetScaleTest(unittest.TestCase):
                 f.write(state_file(time.time()))
             path = os.path.join(state, "fabric_exporter.yml")
             with open(path, "w") as f:
-                f.write(config(state, random.randint(20000, 29999)))
+                f.write(config(state, free_port()))
             start = time.monotonic()
             with Exporter("--config.file=" + path) as exporter:
                 suspects = []

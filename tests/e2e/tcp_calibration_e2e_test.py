@@ -8,7 +8,6 @@ Deterministic: it asserts that the mode and block size reported are among the ca
 that they are the ones that measured fastest in the calibration the state file records, never
 an absolute throughput."""
 import os
-import random
 import re
 import tempfile
 import time
@@ -17,6 +16,7 @@ import unittest
 import yaml
 
 from fabric_testlib.exporter_process import Exporter
+from fabric_testlib.listening import free_port
 
 CANDIDATES = {(mode, block) for mode in ("sendfile", "copy") for block in (131072, 262144, 1048576)}
 KEYS = {(probe, direction) for probe in ("tcp_multi", "tcp_single") for direction in ("send", "receive")}
@@ -81,7 +81,7 @@ class TcpCalibrationTest(unittest.TestCase):
             os.chmod(os.path.join(d, "probe.secret"), 0o600)
             config = os.path.join(d, "fabric_exporter.yml")
             with open(config, "w") as f:
-                f.write(CONFIG.format(dir=d, port=random.randint(20000, 29999)))
+                f.write(CONFIG.format(dir=d, port=free_port()))
             state = os.path.join(d, "state.yml")
 
             with Exporter("--config.file=" + config) as exporter:
