@@ -264,10 +264,10 @@ class RealAppsTest(unittest.TestCase):
         for end, cap in self.caps.items():
             cap.set(fraction if end in capped else None)
 
-    def run_case(self, case, once, capped=BOTH_ENDS, cap0=CAP0):
+    def run_case(self, case, once, capped=BOTH_ENDS, cap0=CAP0, target=TARGET):
         """One transfer program, looped: its ceiling with the ends in `capped`
         at `cap0` (none: uncapped, the healthy mover), those caps set so it
-        runs near TARGET of the rung, then OBSERVE_SECONDS of evidence."""
+        runs near `target` of the rung, then OBSERVE_SECONDS of evidence."""
         started = time.monotonic()
         self.wait_quiet()
         rung = self.rung("tcp_multi")
@@ -288,7 +288,7 @@ class RealAppsTest(unittest.TestCase):
             ceiling = loop.rate()
             result["ceiling_MBps"] = round(ceiling / 1e6, 1)
             if capped:
-                self.set_caps(capped, min(1.0, cap0 * TARGET * rung / ceiling))
+                self.set_caps(capped, min(1.0, cap0 * target * rung / ceiling))
                 result["cap_cpu"] = {end: self.caps[end].fraction for end in capped}
             loop.reset()
             fired, flows, pages = self.observe(OBSERVE_SECONDS)
@@ -348,9 +348,13 @@ class RealAppsTest(unittest.TestCase):
         # each), and which end held the flows changed from run to run. Its
         # ceiling is measured at 20% of a CPU, where the receiving rsync is
         # CPU-bound: at 40% it was partly the line's (177-289 MB/s over four
-        # runs), and the cap scaled from it left the case at 15% of the rung.
+        # runs). Its rate is not in proportion to the cap: 25.5, 43.6 and 57.4
+        # MB/s at 5, 6 and 7% of a CPU (a few percent go to nothing the
+        # transfer shows), so it aims at 7% of the rung to land near 10%
+        # (at 10% one run measured 55 MB/s, 15% of the rung, from a ceiling
+        # of 100 MB/s where others measured 134-178).
         self.run_case("rsync_daemon", self.sender.rsync_daemon(self.source, SIZE),
-                      capped=("receiver",), cap0=CAP0 / 2)
+                      capped=("receiver",), cap0=CAP0 / 2, target=0.07)
 
     def test_5_dd_socat(self):
         self.run_case("dd_socat", self.sender.dd_socat(SIZE))
