@@ -39,9 +39,17 @@ EXPECTED = {
     "mover": SILENT,
 }
 # Cases whose EXPECTED is printed beside what fired but not asserted (their
-# premises are), each for a gap of the instrument still open: none now.
+# premises are), each for a gap of the instrument still open.
 # FABRIC_REAL_APPS_STRICT=1 asserts them too.
-PENDING_MERGE = set()
+# - rsync_daemon: the receiving rsync, capped, leaves its receive queue full
+#   most of the time, but the exporter sees that only as a point sample at
+#   each scrape (queue >= half its buffer), and the share swings around the
+#   alert's 0.5: FabricApplicationProtocolGap fired in 7 of 8 runs, and in
+#   the eighth the receiver's share read 0.33-0.62 over 30 s (0.47 at the
+#   end) at 46-51 MB/s. Open in issue 41: evidence of a receiver that does
+#   not read that holds between samples (its queue over the interval, or the
+#   sender's zero-window and delayed-ACK time).
+PENDING_MERGE = {"rsync_daemon"}
 # ---------------------------------------------------------------------------
 
 STRICT = os.environ.get("FABRIC_REAL_APPS_STRICT") == "1"
