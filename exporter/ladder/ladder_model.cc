@@ -113,15 +113,6 @@ std::optional<KeptResult> StandingUncontended(const ProbeRecord& r, const Ladder
   return r.uncontended;
 }
 
-// " 40 s ago", " 12 min ago", " 3 h ago"; empty without a clock.
-std::string Ago(double then, double now) {
-  if (now <= 0 || then <= 0 || now < then) return "";
-  const double s = now - then;
-  if (s < 120) return Printf(" %.0f s ago", s);
-  if (s < 7200) return Printf(" %.0f min ago", s / 60);
-  return Printf(" %.0f h ago", s / 3600);
-}
-
 Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& records,
                 const LadderInput& input) {
   Layer layer;
@@ -151,9 +142,11 @@ Layer RungLayer(const RungInfo& spec, const std::vector<const ProbeRecord*>& rec
     // result the rules judge by, and the words give both and its age.
     std::string words = FormatRate(rate) + ModeWords(*r) + UsedToDoWords(*r, rate);
     if (auto standing = StandingUncontended(*r, input)) {
+      const std::string age =
+          input.now_seconds > 0 ? FormatAge(input.now_seconds - standing->timestamp_seconds) : "";
       words = FormatRate(standing->bytes_per_second) + ModeWords(*r) + " without other traffic" +
-              Ago(standing->timestamp_seconds, input.now_seconds) + " (the last run, " +
-              FormatRate(rate) + ", shared the path)";
+              (age.empty() ? "" : " " + age) + " (the last run, " + FormatRate(rate) +
+              ", shared the path)";
       rate = standing->bytes_per_second;
     }
     if (!layer.bytes_per_second || rate < *layer.bytes_per_second) layer.bytes_per_second = rate;
@@ -654,6 +647,14 @@ std::string FormatRate(double bytes_per_second) {
 
 std::string FormatPercent(double fraction) {
   return Printf(fraction >= 0.1 ? "%.0f%%" : "%.1f%%", fraction * 100);
+}
+
+std::string FormatAge(double seconds) {
+  if (seconds < 0) return "";
+  if (seconds < 120) return std::to_string(static_cast<int>(seconds)) + " s ago";
+  if (seconds < 7200) return std::to_string(static_cast<int>(seconds / 60)) + " min ago";
+  if (seconds < 172800) return std::to_string(static_cast<int>(seconds / 3600)) + " h ago";
+  return std::to_string(static_cast<int>(seconds / 86400)) + " days ago";
 }
 
 std::string VerdictWords(const std::string& verdict) {

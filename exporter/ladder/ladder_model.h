@@ -158,6 +158,8 @@ std::string ApplicationNames(const ApplicationRates& facts, const std::string& p
                              const std::string& direction);
 // "92%", "4.8%".
 std::string FormatPercent(double fraction);
+// "40 s ago", "12 min ago", "3 h ago", "5 days ago"; "" for a negative age (no clock).
+std::string FormatAge(double seconds);
 // The self-check verdicts of the ladder in one sentence.
 std::string VerdictSummary(const Ladder& ladder);
 // One raised self-check in words, e.g. "CPU-bound: a harness ceiling, not the fabric".

@@ -27,14 +27,6 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string Age(double seconds) {
-  if (seconds < 0) return "";
-  if (seconds < 120) return std::to_string(static_cast<int>(seconds)) + " s ago";
-  if (seconds < 7200) return std::to_string(static_cast<int>(seconds / 60)) + " min ago";
-  if (seconds < 172800) return std::to_string(static_cast<int>(seconds / 3600)) + " h ago";
-  return std::to_string(static_cast<int>(seconds / 86400)) + " days ago";
-}
-
 std::string Row(const Ladder& l, size_t i) {
   const Layer& layer = l.layers[i];
   const bool binding = static_cast<int>(i) == l.binding;
@@ -97,7 +89,7 @@ std::string Row(const Ladder& l, size_t i) {
     g += "<text x=\"" + std::to_string(kTrackX + 8) + "\" y=\"" + std::to_string(text_y) +
          "\" class=\"status\">" + HtmlEscape(layer.status) + "</text>";
   }
-  std::string age = Age(layer.age_seconds);
+  std::string age = ladder::FormatAge(layer.age_seconds);
   if (!age.empty()) detail += std::string(detail.empty() ? "" : " · ") + age;
   sub += HtmlEscape(detail);
   if (!sub.empty()) {
