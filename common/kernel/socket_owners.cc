@@ -13,14 +13,15 @@ std::optional<uint64_t> SocketInodeOfLink(std::string_view link) {
   return ParseUint64(link);
 }
 
-std::map<uint64_t, std::string> FindSocketOwners(const SysRoot& root,
+std::map<uint64_t, SocketOwner> FindSocketOwners(const SysRoot& root,
                                                  const std::set<uint64_t>& inodes) {
-  std::map<uint64_t, std::string> owners;
+  std::map<uint64_t, SocketOwner> owners;
   if (inodes.empty()) return owners;
   auto pids = ListDirectory(root.procfs());
   if (!pids.ok()) return owners;
   for (const auto& pid : *pids) {
-    if (!ParseUint64(pid)) continue;  // Not a process directory.
+    auto number = ParseUint64(pid);
+    if (!number || *number > UINT32_MAX) continue;  // Not a process directory.
     const std::string fd_dir = root.Proc(pid + "/fd");
     auto fds = ListDirectory(fd_dir);
     if (!fds.ok()) continue;
@@ -29,15 +30,21 @@ std::map<uint64_t, std::string> FindSocketOwners(const SysRoot& root,
       auto link = ReadLink(fd_dir + "/" + fd);
       if (!link.ok()) continue;
       auto inode = SocketInodeOfLink(*link);
-      if (!inode || !inodes.contains(*inode) || owners.contains(*inode)) continue;
+      if (!inode || !inodes.contains(*inode)) continue;
       if (!comm) {
         auto text = ReadAttribute(root.Proc(pid + "/comm"));
         if (!text.ok()) break;
         comm = std::string(TrimSpace(*text));
       }
-      owners.emplace(*inode, *comm);
+      SocketOwner& owner = owners[*inode];
+      if (owner.pids.empty()) owner.comm = *comm;
+      const auto holder = static_cast<uint32_t>(*number);
+      // One process may hold the socket under several descriptors.
+      if (owner.pids.size() < kMaxSocketOwnerPids &&
+          (owner.pids.empty() || owner.pids.back() != holder)) {
+        owner.pids.push_back(holder);
+      }
     }
-    if (owners.size() == inodes.size()) break;
   }
   return owners;
 }

@@ -1,7 +1,8 @@
 // Which process holds a socket: /proc/PID/fd/N links read "socket:[INODE]"
 // for the sockets a process has open, and /proc/PID/comm names the process.
-// The one reader of process fd tables. The flows collector asks only for the
-// inodes of bulk flows it cannot name by port, so the /proc walk runs only
+// The one reader of process fd tables. The flows collector asks for the
+// inodes of bulk flows it cannot name by port, and of bulk flows received
+// here (whose processes' run times it reads), so the /proc walk runs only
 // while such a flow moves data, once per socket.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/read/sysroot.h"
 
@@ -19,11 +21,18 @@ namespace fabric {
 // The inode a /proc/PID/fd link names when it is a socket ("socket:[1234]").
 std::optional<uint64_t> SocketInodeOfLink(std::string_view link);
 
-// The comm (process name, at most 15 characters) of a process holding each of
-// `inodes`, where one is found; a socket shared by several processes (a fork
-// that kept it) gets the first found. Processes that exit or deny access
-// during the walk are skipped: a missing owner is "unknown", never an error.
-std::map<uint64_t, std::string> FindSocketOwners(const SysRoot& root,
+// The processes holding one socket.
+struct SocketOwner {
+  std::string comm;            // The first found's /proc/PID/comm (at most 15 characters).
+  std::vector<uint32_t> pids;  // Every process holding it (a fork that kept it), at most
+                               // kMaxSocketOwnerPids, in /proc's order.
+};
+inline constexpr size_t kMaxSocketOwnerPids = 8;
+
+// The owners of each of `inodes`, where one is found. Processes that exit or
+// deny access during the walk are skipped: a missing owner is "unknown",
+// never an error.
+std::map<uint64_t, SocketOwner> FindSocketOwners(const SysRoot& root,
                                                  const std::set<uint64_t>& inodes);
 
 }  // namespace fabric

@@ -8,6 +8,7 @@ namespace fabric {
 namespace {
 
 constexpr std::string_view kOther = "other";
+constexpr std::string_view kProbe = "fabric_probe";
 
 void MergeInto(ActiveAggregate& into, const ActiveAggregate& from) {
   into.bulk_flows += from.bulk_flows;
@@ -40,7 +41,7 @@ std::vector<Application> DefaultApplications(uint16_t probe_port) {
       {"smb", {{445, 445}}},
       {"iscsi", {{3260, 3260}}},
       {"iperf3", {{5201, 5201}}},
-      {"fabric_probe", {{probe_port, probe_port}}},
+      {std::string(kProbe), {{probe_port, probe_port}}},
       {"ceph", {{6789, 6789}, {6800, 7300}}},
   };
 }
@@ -135,6 +136,40 @@ bool WindowOutgrewFlow(double peak_window, double srtt_seconds, double moved_byt
 
 bool ReceiverNotReading(std::optional<uint32_t> rmem_alloc, std::optional<uint32_t> rcvbuf) {
   return rmem_alloc && rcvbuf && *rcvbuf > 0 && *rmem_alloc >= kUnreadQueueShare * *rcvbuf;
+}
+
+bool ReceiverNeverWaited(double busiest_thread_runnable_share, std::optional<uint32_t> rmem_alloc) {
+  return busiest_thread_runnable_share >= kNeverWaitedShare && rmem_alloc && *rmem_alloc > 0;
+}
+
+std::map<FlowTracker::ThreadId, uint64_t> FlowTracker::ReadReceiverThreads(
+    const std::unordered_map<uint64_t, SocketState>& sockets) const {
+  std::map<ThreadId, uint64_t> threads;
+  if (!runnable_) return threads;
+  std::set<uint32_t> pids;
+  for (const auto& [cookie, state] : sockets) {
+    if (state.bulk_received) pids.insert(state.owner_pids.begin(), state.owner_pids.end());
+  }
+  for (uint32_t pid : pids) {
+    for (const auto& [tid, ns] : runnable_(pid)) threads[{pid, tid}] = ns;
+  }
+  return threads;
+}
+
+std::optional<double> FlowTracker::BusiestThreadShare(const std::vector<uint32_t>& pids,
+                                                      const std::map<ThreadId, uint64_t>& now,
+                                                      double seconds) const {
+  if (seconds <= 0) return std::nullopt;
+  std::optional<double> busiest;
+  for (uint32_t pid : pids) {
+    for (auto it = now.lower_bound({pid, 0}); it != now.end() && it->first.first == pid; ++it) {
+      auto before = runnable_ns_.find(it->first);
+      double ns = 0;
+      if (before == runnable_ns_.end() || !Delta(it->second, before->second, ns)) continue;
+      busiest = std::max(busiest.value_or(0), ns / 1e9 / seconds);
+    }
+  }
+  return busiest;
 }
 
 std::vector<IpAddress> FlowTracker::LocalAddresses(const FlowSnapshot& snapshot) const {
@@ -245,7 +280,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     bool sending;
   };
   std::vector<Interval> intervals;
-  std::set<uint64_t> unnamed;
+  std::set<uint64_t> lookups;
 
   FlowReport report;
   const auto addresses = LocalAddresses(snapshot);
@@ -276,6 +311,9 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     const double window = info.snd_wnd.value_or(0);
     state.peak_window = std::max(prev.peak_window, window);
     state.owner = prev.owner;
+    state.owner_pids = prev.owner_pids;
+    state.owner_looked_up = prev.owner_looked_up;
+    state.bulk_received = prev.bulk_received;
     SocketState& kept = next[s.cookie] = std::move(state);
     const double dt = now - prev.time;
     double sent = 0, received = 0;
@@ -292,7 +330,8 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     interval.shares.fill({Limiter::kRemoteSender, 0});
     interval.shares[0].second = dt * 1e6;
     // A received flow is the remote sender's to judge, unless this end's own process leaves
-    // its receive queue full (the flow's gauge still says remote_sender: it is received).
+    // its receive queue full, at the dump here or (below, once its threads' run times are
+    // read) over the interval (the flow's gauge still says remote_sender: it is received).
     if (!sending && ReceiverNotReading(s.rmem_alloc, s.rcvbuf)) {
       interval.shares[0].first = Limiter::kNotReading;
     }
@@ -317,18 +356,41 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
     }
     if (kept.retrans >= prev.retrans) interval.retransmits = kept.retrans - prev.retrans;
     interval.application = ClassifyApplication(settings_.applications, s.local_port, s.remote_port);
-    if (interval.application == kOther && !kept.owner && s.inode != 0) unnamed.insert(s.inode);
+    kept.bulk_received = kept.bulk_received || (!sending && interval.application != kProbe);
+    // Its processes: to name a flow no port names, and to read a received flow's run times.
+    if ((interval.application == kOther || kept.bulk_received) && !kept.owner_looked_up &&
+        s.inode != 0) {
+      lookups.insert(s.inode);
+    }
     intervals.push_back(interval);
   }
 
-  std::map<uint64_t, std::string> owners;
-  if (owners_ && !unnamed.empty()) owners = owners_(unnamed);
+  std::map<uint64_t, SocketOwner> owners;
+  if (owners_ && !lookups.empty()) owners = owners_(lookups);
   for (Interval& interval : intervals) {
     const SocketRecord& s = *interval.socket;
     SocketState& state = next[s.cookie];
-    if (auto owner = owners.find(s.inode); owner != owners.end()) state.owner = owner->second;
+    if (lookups.contains(s.inode)) {
+      state.owner_looked_up = true;
+      if (auto owner = owners.find(s.inode); owner != owners.end()) {
+        state.owner = owner->second.comm;
+        state.owner_pids = owner->second.pids;
+      }
+    }
     if (interval.application == kOther && state.owner) {
       interval.application = ApplicationOfProcess(*state.owner).value_or(kOther);
+    }
+  }
+
+  std::map<ThreadId, uint64_t> threads = ReadReceiverThreads(next);
+  for (Interval& interval : intervals) {
+    const SocketRecord& s = *interval.socket;
+    const SocketState& state = next[s.cookie];
+    if (!interval.sending && interval.shares[0].first == Limiter::kRemoteSender) {
+      auto busiest = BusiestThreadShare(state.owner_pids, threads, interval.dt);
+      if (busiest && ReceiverNeverWaited(*busiest, s.rmem_alloc)) {
+        interval.shares[0].first = Limiter::kNotReading;
+      }
     }
     const TcpInfo& info = *s.info;
     AggregateKey key{s.remote.ToString(), std::string(interval.application),
@@ -357,6 +419,7 @@ FlowReport FlowTracker::Update(const FlowSnapshot& snapshot) {
   }
   CountClosed(snapshot, addresses, last_dump, next);
   sockets_ = std::move(next);
+  runnable_ns_ = std::move(threads);
 
   if (report.active.size() > settings_.max_series) {
     std::vector<std::pair<AggregateKey, ActiveAggregate>> ranked(report.active.begin(),

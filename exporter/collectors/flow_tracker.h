@@ -14,8 +14,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "common/kernel/socket_owners.h"
 #include "common/parse/flow_types.h"
 #include "common/parse/ip_address.h"
 
@@ -115,6 +117,18 @@ bool WindowOutgrewFlow(double peak_window, double srtt_seconds, double moved_byt
 inline constexpr double kUnreadQueueShare = 0.5;
 bool ReceiverNotReading(std::optional<uint32_t> rmem_alloc, std::optional<uint32_t> rcvbuf);
 
+// The same receiver judged over the interval rather than at one dump: a thread of the process
+// holding the socket was runnable (on a CPU, or ready and waiting for one: a busy run queue, a
+// cgroup's quota used up) for at least kNeverWaitedShare of it, and data still waited unread
+// at the dump. A thread that waits for data sleeps in recv(), so one that never slept was not
+// waiting for the network: its own work, or the CPU it could not get, paced the flow. One dump
+// of the queue alone sees a receiver that drains in bursts (a CPU-capped rsync reads once per
+// CFS period) half full or not by chance; its run time holds for the whole interval. The
+// queue at the dump keeps out a thread that spins without reading (busy polling) and a busy
+// thread of a process that reads in another.
+inline constexpr double kNeverWaitedShare = 0.9;
+bool ReceiverNeverWaited(double busiest_thread_runnable_share, std::optional<uint32_t> rmem_alloc);
+
 struct FlowsSettings {
   // A socket is on the fabric when its local address is in one of these
   // prefixes or belongs to one of these interfaces; with both empty, any
@@ -183,13 +197,21 @@ struct FlowReport {
 };
 
 // The processes holding socket inodes (common/kernel/socket_owners.h); the
-// tracker asks only for bulk flows no port names, once per socket.
-using OwnerLookup = std::function<std::map<uint64_t, std::string>(const std::set<uint64_t>&)>;
+// tracker asks, once per socket, for bulk flows no port names and for bulk
+// flows received here.
+using OwnerLookup = std::function<std::map<uint64_t, SocketOwner>(const std::set<uint64_t>&)>;
+// Nanoseconds each thread of a process has been runnable, by thread id
+// (common/kernel/thread_run_times.h); read at every dump for the owners of
+// received bulk flows.
+using RunnableLookup = std::function<std::map<uint32_t, uint64_t>(uint32_t pid)>;
 
 class FlowTracker {
  public:
-  explicit FlowTracker(FlowsSettings settings, OwnerLookup owners = nullptr)
-      : settings_(std::move(settings)), owners_(std::move(owners)) {}
+  explicit FlowTracker(FlowsSettings settings, OwnerLookup owners = nullptr,
+                       RunnableLookup runnable = nullptr)
+      : settings_(std::move(settings)),
+        owners_(std::move(owners)),
+        runnable_(std::move(runnable)) {}
 
   // Compares `snapshot` with the previous one. Sockets in the first snapshot
   // only set their baseline (what they moved before the exporter looked is
@@ -211,8 +233,13 @@ class FlowTracker {
     uint32_t retrans = 0;
     double peak_window = 0;            // The largest window the peer advertised.
     std::optional<std::string> owner;  // The process, once looked up.
+    std::vector<uint32_t> owner_pids;  // Every process holding it, once looked up.
+    bool owner_looked_up = false;      // Found or not: a kernel socket (nfsd) has no owner.
     bool bulk = false;                 // Its last interval moved at the bulk threshold or more.
+    bool bulk_received = false;        // A bulk interval of it was received here.
   };
+  // A thread by (pid, tid).
+  using ThreadId = std::pair<uint32_t, uint32_t>;
 
   std::vector<IpAddress> LocalAddresses(const FlowSnapshot& snapshot) const;
   bool OnFabric(const IpAddress& local, const std::vector<IpAddress>& addresses) const;
@@ -222,10 +249,20 @@ class FlowTracker {
   void CountClosed(const FlowSnapshot& snapshot, const std::vector<IpAddress>& addresses,
                    std::optional<double> last_dump,
                    std::unordered_map<uint64_t, SocketState>& next);
+  // This dump's run times of the threads of every process that holds a received flow's socket.
+  std::map<ThreadId, uint64_t> ReadReceiverThreads(
+      const std::unordered_map<uint64_t, SocketState>& sockets) const;
+  // The largest share of `seconds` any thread of `pids` was runnable, between the last dump's
+  // run times and `now`; nullopt when no thread of them was read at both.
+  std::optional<double> BusiestThreadShare(const std::vector<uint32_t>& pids,
+                                           const std::map<ThreadId, uint64_t>& now,
+                                           double seconds) const;
 
   FlowsSettings settings_;
   OwnerLookup owners_;
+  RunnableLookup runnable_;
   std::unordered_map<uint64_t, SocketState> sockets_;
+  std::map<ThreadId, uint64_t> runnable_ns_;  // At the previous dump.
   std::map<TransferKey, TransferCounters> counters_;
   std::optional<double> last_dump_;  // Monotonic seconds of the previous snapshot.
 };

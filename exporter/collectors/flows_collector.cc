@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/kernel/socket_owners.h"
+#include "common/kernel/thread_run_times.h"
 #include "common/log.h"
 #include "common/parse/ip_address.h"
 #include "common/read/file_reader.h"
@@ -73,9 +74,10 @@ FlowsSettings ParseSettings(const ConfigNode& node, uint16_t probe_port) {
 class FlowsCollector : public Collector {
  public:
   FlowsCollector(FlowsSettings settings, std::unique_ptr<FlowSource> live, OwnerLookup owners,
-                 std::vector<FlowSnapshot> recording, std::map<std::string, std::string> targets)
+                 RunnableLookup runnable, std::vector<FlowSnapshot> recording,
+                 std::map<std::string, std::string> targets)
       : settings_(settings),
-        tracker_(std::move(settings), std::move(owners)),
+        tracker_(std::move(settings), std::move(owners), std::move(runnable)),
         live_(std::move(live)),
         recording_(std::move(recording)),
         targets_(std::move(targets)) {}
@@ -232,11 +234,15 @@ std::unique_ptr<Collector> MakeFlowsCollector(const CollectorContext& context) {
   }
   std::unique_ptr<FlowSource> live;
   OwnerLookup owners;
+  RunnableLookup runnable;
   if (recording.empty()) {
     if (IsProcfsMount(context.root.procfs())) {
       live = MakeNetlinkFlowSource();
       owners = [root = context.root](const std::set<uint64_t>& inodes) {
         return FindSocketOwners(root, inodes);
+      };
+      runnable = [root = context.root](uint32_t pid) {
+        return ReadThreadRunnableNanoseconds(root, pid);
       };
     } else {
       log::Info(
@@ -256,7 +262,8 @@ std::unique_ptr<Collector> MakeFlowsCollector(const CollectorContext& context) {
     }
   }
   return std::make_unique<FlowsCollector>(std::move(settings), std::move(live), std::move(owners),
-                                          std::move(recording), std::move(targets));
+                                          std::move(runnable), std::move(recording),
+                                          std::move(targets));
 }
 
 }  // namespace fabric

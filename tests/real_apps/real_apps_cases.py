@@ -38,21 +38,8 @@ EXPECTED = {
                  "page": ["socat (a userspace copy pipeline"], "page_not": ["SSH encryption"]},
     "mover": SILENT,
 }
-# Cases whose EXPECTED is printed beside what fired but not asserted (their
-# premises are), each for a gap of the instrument still open.
-# FABRIC_REAL_APPS_STRICT=1 asserts them too.
-# - rsync_daemon: the receiving rsync, capped, leaves its receive queue full
-#   most of the time, but the exporter sees that only as a point sample at
-#   each scrape (queue >= half its buffer), and the share swings around the
-#   alert's 0.5: FabricApplicationProtocolGap fired in 7 of 8 runs, and in
-#   the eighth the receiver's share read 0.33-0.62 over 30 s (0.47 at the
-#   end) at 46-51 MB/s. Open in issue 41: evidence of a receiver that does
-#   not read that holds between samples (its queue over the interval, or the
-#   sender's zero-window and delayed-ACK time).
-PENDING_MERGE = {"rsync_daemon"}
 # ---------------------------------------------------------------------------
 
-STRICT = os.environ.get("FABRIC_REAL_APPS_STRICT") == "1"
 INSTRUMENT = "FabricProbeHarnessLimited"
 # The flows collector's `application` for each case's sockets on node-a
 # (ports 22, 873, 5201; the dd | socat pipeline by its socat process, its
@@ -200,9 +187,9 @@ class RealAppsTest(unittest.TestCase):
                         lambda: not self.flows() and self.firing() <= idle, QUIET_WITHIN)
 
     def judge(self, case, fired, pages):
-        """The case's alert set and page words against EXPECTED (asserted
-        unless pending). A word counts when one of the page texts seen during
-        the case shows it; an unwanted word when any does."""
+        """The case's alert set and page words against EXPECTED. A word
+        counts when one of the page texts seen during the case shows it; an
+        unwanted word when any does."""
         want = EXPECTED[case]
         want_alerts = {(name, i) for name, insts in want["alerts"].items() for i in insts}
         seen = " ".join(pages).lower()
@@ -220,13 +207,9 @@ class RealAppsTest(unittest.TestCase):
             binding = text[:text.find(". ") + 1]
             print(f"  {case}: page: {binding} ... {text[text.rfind('real transfers'):]}",
                   flush=True)
-        if not problems:
-            return
-        self.print_evidence(case)
-        if STRICT or case not in PENDING_MERGE:
+        if problems:
+            self.print_evidence(case)
             self.fail(f"{case}: " + "; ".join(problems))
-        print(f"  {case}: NOT ASSERTED (pending the issue-41 merges; "
-              f"FABRIC_REAL_APPS_STRICT=1 asserts it): " + "; ".join(problems), flush=True)
 
     # What the transfer alerts read, printed when a case's alerts differ from
     # its EXPECTED: the evidence each rule had at the end of the case.
@@ -267,6 +250,17 @@ class RealAppsTest(unittest.TestCase):
                 print(f"  {case}: evidence {expr.split('{')[0]}{{{labels}}} {r['value'][1]}",
                       flush=True)
 
+    def held_range(self, application, seconds):
+        """The share of node-a's `application` flows' time the application
+        held them (the sender's or its receiver's, whichever is larger: what
+        FabricApplicationProtocolGap judges), lowest and highest over the last
+        `seconds`; None while the rules have none."""
+        held = "instance_target_application:fabric_flows_application_held:ratio"
+        selector = f'{{instance="{A}", application="{application}"}}'
+        shares = [float(r["value"][1]) for fn in ("min", "max")
+                  for r in self.mon.query(f"{fn}_over_time({held}{selector}[{seconds}s])")]
+        return [round(v, 2) for v in shares] if len(shares) == 2 else None
+
     def set_caps(self, capped, fraction):
         """The ends in `capped` at `fraction` of a CPU, the others uncapped."""
         for end, cap in self.caps.items():
@@ -300,6 +294,7 @@ class RealAppsTest(unittest.TestCase):
                 result["cap_cpu"] = {end: self.caps[end].fraction for end in capped}
             loop.reset()
             fired, flows, pages = self.observe(OBSERVE_SECONDS)
+            result["held"] = self.held_range(APPLICATION[case], OBSERVE_SECONDS)
             deadline = time.monotonic() + 60
             while loop.runs == 0 and loop.error is None and time.monotonic() < deadline:
                 time.sleep(0.5)  # a slow transfer of the window ends

@@ -18,10 +18,7 @@ exporter saw the bulk flow with the right `application` label and node-b's
 as `remote_sender`), then the exact set of alerts that fired and the words of
 node-a's ladder page (EXPECTED below).
 
-EXPECTED is the behaviour issue 41 asks for. Cases listed in PENDING_MERGE
-wait for gaps of the instrument that are still open (each explained there):
-their alert set and page words are printed beside what fired and asserted
-only with FABRIC_REAL_APPS_STRICT=1. Every premise is asserted always.
+EXPECTED is the behaviour issue 41 asks for, asserted for every case.
 
 Runs as root (namespaces, tc, cgroups); exits 77 (skipped) otherwise or when
 a tool is missing (scripts/setup-deps --test installs them).

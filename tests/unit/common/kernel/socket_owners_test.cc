@@ -51,10 +51,13 @@ TEST(FindSocketOwnersTest, NamesTheProcessHoldingEachInode) {
   std::filesystem::create_symlink("socket:[7001]", proc / "self/fd/3");
   SysRoot root(proc.string(), (dir.path() / "sys").string());
 
+  std::filesystem::create_symlink("socket:[5001]", proc / "200/fd/10");  // Twice in one process.
   auto owners = FindSocketOwners(root, {5001, 6001, 7001, 8001});
   EXPECT_EQ(owners.size(), 2u);
-  EXPECT_EQ(owners[5001], "socat");
-  EXPECT_EQ(owners[6001], "sshd");
+  EXPECT_EQ(owners[5001].comm, "socat");
+  EXPECT_EQ(owners[5001].pids, (std::vector<uint32_t>{100, 200}));
+  EXPECT_EQ(owners[6001].comm, "sshd");
+  EXPECT_EQ(owners[6001].pids, (std::vector<uint32_t>{200}));
   EXPECT_FALSE(owners.contains(7001));  // "self" is no process directory.
   EXPECT_TRUE(FindSocketOwners(root, {}).empty());
 }
@@ -73,7 +76,9 @@ TEST(FindSocketOwnersTest, TheHostsOwn) {
   auto owners = FindSocketOwners(SysRoot(), {static_cast<uint64_t>(st.st_ino)});
   ::close(fd);
   ASSERT_EQ(owners.size(), 1u);
-  EXPECT_FALSE(owners.begin()->second.empty());
+  EXPECT_FALSE(owners.begin()->second.comm.empty());
+  EXPECT_EQ(owners.begin()->second.pids,
+            (std::vector<uint32_t>{static_cast<uint32_t>(::getpid())}));
 }
 
 }  // namespace

@@ -158,6 +158,109 @@ TEST(FlowTrackerTest, AReceiveQueueLeftFullIsTheReceivingApplication) {
   EXPECT_FALSE(r.counters->contains({"198.18.9.2", "rsync", "send"}));
 }
 
+// The same receiver over the interval: the receiving rsync capped at 5% of a CPU ran 0.050 s and
+// waited 0.948 s for its CPU in each second (/proc/PID/task/TID/schedstat, measured on the
+// real_apps rsync daemon case), while its queue read anywhere from 1% to 100% of its buffer at
+// a dump. Its forked generator holds the same socket and idles.
+TEST(FlowTrackerTest, AReceiverThatNeverWaitedForDataIsTheReceivingApplication) {
+  constexpr uint32_t kGenerator = 20, kReceiver = 21;
+  std::vector<std::set<uint64_t>> asked;
+  std::vector<uint32_t> read_pids;
+  std::map<uint32_t, uint64_t> receiver_ns{{21, 0}, {22, 0}};  // The receiver's two threads.
+  FlowTracker tracker(
+      FlowsSettings{},
+      [&](const std::set<uint64_t>& inodes) {
+        asked.push_back(inodes);
+        return std::map<uint64_t, SocketOwner>{{700, {"rsync", {kGenerator, kReceiver}}}};
+      },
+      [&](uint32_t pid) {
+        read_pids.push_back(pid);
+        return pid == kReceiver ? receiver_ns : std::map<uint32_t, uint64_t>{{20, 1'000'000}};
+      });
+  auto received = [](double t, uint32_t queued) {
+    auto s = Socket(1, "198.18.9.1", 873, "198.18.9.2", 40001, 10, static_cast<uint64_t>(t * 40e6));
+    s.rcvbuf = 1 << 20;
+    s.rmem_alloc = queued;
+    s.inode = 700;
+    return s;
+  };
+  // A bulk sender beside it: its process is never looked up nor read.
+  auto sent = [](double t) {
+    auto s = Socket(2, "198.18.9.1", 40002, "198.18.9.2", 873, static_cast<uint64_t>(t * 40e6), 0,
+                    static_cast<uint64_t>(t * 1e6));
+    s.inode = 800;
+    return s;
+  };
+  auto not_reading = [&](const FlowReport& r) {
+    const auto& seconds = r.counters->at({"198.18.9.2", "rsync", "receive"}).limited_seconds;
+    auto it = seconds.find("not_reading");
+    return it == seconds.end() ? 0.0 : it->second;
+  };
+  tracker.Update(Snap(0, {received(0, 0), sent(0)}));
+  EXPECT_TRUE(asked.empty());
+  EXPECT_TRUE(read_pids.empty());  // Nothing received in bulk yet.
+
+  // First bulk second: its owners are looked up and read; no run time to compare with yet.
+  receiver_ns[22] = 950'000'000;
+  auto r = tracker.Update(Snap(1, {received(1, 300 << 10), sent(1)}));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (std::set<uint64_t>{700}));
+  EXPECT_EQ(read_pids, (std::vector<uint32_t>{kGenerator, kReceiver}));
+  EXPECT_EQ(not_reading(r), 0);
+
+  // Runnable 95% of the next second, a third of its buffer queued at the dump: not reading.
+  receiver_ns[22] += 950'000'000;
+  receiver_ns[21] += 1'000'000;
+  r = tracker.Update(Snap(2, {received(2, 300 << 10), sent(2)}));
+  EXPECT_EQ(asked.size(), 1u);  // Once per socket.
+  EXPECT_DOUBLE_EQ(not_reading(r), 1);
+  EXPECT_EQ(r.active.count({"198.18.9.2", "rsync", "remote_sender"}), 1u);  // Still received.
+
+  // Runnable half the time: it slept waiting for data, so the sender paced it.
+  receiver_ns[22] += 500'000'000;
+  r = tracker.Update(Snap(3, {received(3, 300 << 10), sent(3)}));
+  EXPECT_DOUBLE_EQ(not_reading(r), 1);
+  EXPECT_DOUBLE_EQ(
+      r.counters->at({"198.18.9.2", "rsync", "receive"}).limited_seconds.at("remote_sender"), 2);
+
+  // Runnable all the time with nothing queued: spinning, not behind.
+  receiver_ns[22] += 1'000'000'000;
+  r = tracker.Update(Snap(4, {received(4, 0), sent(4)}));
+  EXPECT_DOUBLE_EQ(not_reading(r), 1);
+
+  // A run time that went backwards (the pid reused by another process) judges nothing.
+  receiver_ns[22] = 5;
+  r = tracker.Update(Snap(5, {received(5, 300 << 10), sent(5)}));
+  EXPECT_DOUBLE_EQ(not_reading(r), 1);
+  for (uint32_t pid : read_pids) EXPECT_NE(pid, 0u);
+  EXPECT_EQ(read_pids.size(), 10u);  // The two owners at each of the five bulk dumps.
+}
+
+// A kernel socket (nfsd's, an in-kernel client's) has no process: looked up once, not at
+// every dump.
+TEST(FlowTrackerTest, AnOwnerNotFoundIsNotLookedUpAgain) {
+  int lookups = 0;
+  FlowTracker tracker(FlowsSettings{}, [&](const std::set<uint64_t>&) {
+    ++lookups;
+    return std::map<uint64_t, SocketOwner>{};
+  });
+  auto nfs = [](double t) {
+    auto s = Socket(1, "198.18.9.1", 2049, "198.18.9.2", 700, 10, static_cast<uint64_t>(t * 40e6));
+    s.inode = 900;
+    return s;
+  };
+  for (int t = 0; t < 4; ++t) tracker.Update(Snap(t, {nfs(t)}));
+  EXPECT_EQ(lookups, 1);
+}
+
+TEST(ReceiverNeverWaitedTest, RunnableAndDataQueued) {
+  EXPECT_TRUE(ReceiverNeverWaited(0.9, 1));
+  EXPECT_TRUE(ReceiverNeverWaited(1.02, 1 << 20));  // Jiffy-granular clocks overshoot.
+  EXPECT_FALSE(ReceiverNeverWaited(0.89, 1 << 20));
+  EXPECT_FALSE(ReceiverNeverWaited(1, 0));
+  EXPECT_FALSE(ReceiverNeverWaited(1, std::nullopt));
+}
+
 TEST(ReceiverNotReadingTest, HalfTheBufferQueued) {
   EXPECT_TRUE(ReceiverNotReading(512 << 10, 1 << 20));
   EXPECT_FALSE(ReceiverNotReading((512 << 10) - 1, 1 << 20));
@@ -373,7 +476,7 @@ TEST(FlowTrackerTest, TheOwnerProcessNamesAFlowNoPortNames) {
   std::vector<std::set<uint64_t>> asked;
   FlowTracker tracker(FlowsSettings{}, [&](const std::set<uint64_t>& inodes) {
     asked.push_back(inodes);
-    return std::map<uint64_t, std::string>{{501, "socat"}, {503, "python3"}};
+    return std::map<uint64_t, SocketOwner>{{501, {"socat", {11}}}, {503, {"python3", {13}}}};
   });
   auto pipeline = [](uint64_t cookie, uint16_t port, uint64_t acked, uint32_t inode) {
     // Busy all the time it sends, 50 MB/s: network-limited.
